@@ -1,0 +1,2 @@
+#pragma once
+#include "gpuopt_cuda_builtin.h"

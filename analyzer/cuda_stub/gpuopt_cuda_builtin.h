@@ -1,0 +1,193 @@
+// gpuopt-lint's bundled CUDA declarations, used when no CUDA toolkit is found (or --no-cuda).
+// Enough of the runtime API, the built-in variables, intrinsics and cooperative groups for the
+// analyzer to parse typical CUDA code. Parsed with --cuda-host-only (see docs/architecture.md).
+#pragma once
+#ifndef GPUOPT_CUDA_BUILTIN_H
+#define GPUOPT_CUDA_BUILTIN_H
+#include <stddef.h>
+
+#define __host__ __attribute__((host))
+#define __device__ __attribute__((device))
+#define __global__ __attribute__((global))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __managed__ __attribute__((managed))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#define __forceinline__ __inline__ __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __restrict__ __restrict
+#define __align__(n) __attribute__((aligned(n)))
+#define __grid_constant__
+#define CUDART_VERSION 12080
+#define __CUDACC__ 1
+
+#include "__clang_cuda_builtin_vars.h"
+
+struct dim3 {
+  unsigned int x, y, z;
+  __host__ __device__ constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+  __host__ __device__ constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+};
+
+#define GPUOPT_VEC(T, N) struct N##1 { T x; }; struct N##2 { T x, y; }; struct N##3 { T x, y, z; }; struct N##4 { T x, y, z, w; }; \
+  __host__ __device__ inline N##2 make_##N##2(T a, T b) { return {a, b}; } \
+  __host__ __device__ inline N##3 make_##N##3(T a, T b, T c) { return {a, b, c}; } \
+  __host__ __device__ inline N##4 make_##N##4(T a, T b, T c, T d) { return {a, b, c, d}; }
+GPUOPT_VEC(float, float)
+GPUOPT_VEC(double, double)
+GPUOPT_VEC(int, int)
+GPUOPT_VEC(short, short)
+GPUOPT_VEC(char, char)
+GPUOPT_VEC(unsigned char, uchar)
+GPUOPT_VEC(long long, longlong)
+#undef GPUOPT_VEC
+
+enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorNoDevice = 100 };
+typedef enum cudaError cudaError_t;
+enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4 };
+typedef struct CUstream_st* cudaStream_t;
+typedef struct CUevent_st* cudaEvent_t;
+struct cudaDeviceProp { char name[256]; size_t totalGlobalMem; int major, minor, multiProcessorCount, warpSize, maxThreadsPerBlock; size_t sharedMemPerBlock; int memoryClockRate, memoryBusWidth, l2CacheSize; };
+struct cudaPitchedPtr { void* ptr; size_t pitch, xsize, ysize; };
+struct cudaExtent { size_t width, height, depth; };
+struct cudaPos { size_t x, y, z; };
+struct cudaMemcpy3DParms { void* srcArray; cudaPos srcPos; cudaPitchedPtr srcPtr; void* dstArray; cudaPos dstPos; cudaPitchedPtr dstPtr; cudaExtent extent; cudaMemcpyKind kind; };
+#define cudaHostAllocDefault 0
+#define cudaHostAllocPortable 1
+#define cudaHostAllocMapped 2
+#define cudaHostAllocWriteCombined 4
+#define cudaHostRegisterDefault 0
+#define cudaMemAttachGlobal 1
+#define cudaStreamNonBlocking 1
+
+extern "C" {
+cudaError_t cudaMalloc(void** p, size_t n);
+cudaError_t cudaMallocPitch(void** p, size_t* pitch, size_t w, size_t h);
+cudaError_t cudaMallocManaged(void** p, size_t n, unsigned int flags = cudaMemAttachGlobal);
+cudaError_t cudaFree(void* p);
+cudaError_t cudaMallocHost(void** p, size_t n);
+cudaError_t cudaHostAlloc(void** p, size_t n, unsigned int flags);
+cudaError_t cudaFreeHost(void* p);
+cudaError_t cudaHostRegister(void* p, size_t n, unsigned int flags);
+cudaError_t cudaHostUnregister(void* p);
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t n, cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t s = 0);
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t w, size_t h, cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t w, size_t h, cudaMemcpyKind kind, cudaStream_t s = 0);
+cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p);
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t s = 0);
+cudaError_t cudaMemset(void* p, int v, size_t n);
+cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t s = 0);
+cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaDeviceReset(void);
+cudaError_t cudaGetLastError(void);
+cudaError_t cudaPeekAtLastError(void);
+const char* cudaGetErrorString(cudaError_t e);
+cudaError_t cudaGetDeviceCount(int* n);
+cudaError_t cudaSetDevice(int d);
+cudaError_t cudaGetDevice(int* d);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int d);
+cudaError_t cudaStreamCreate(cudaStream_t* s);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int flags);
+cudaError_t cudaStreamDestroy(cudaStream_t s);
+cudaError_t cudaStreamSynchronize(cudaStream_t s);
+cudaError_t cudaEventCreate(cudaEvent_t* e);
+cudaError_t cudaEventDestroy(cudaEvent_t e);
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0);
+cudaError_t cudaEventSynchronize(cudaEvent_t e);
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b);
+cudaError_t cudaFuncSetAttribute(const void* f, int attr, int value);
+unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shmem = 0, void* stream = 0);
+cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shmem = 0, cudaStream_t stream = 0);
+cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** args, size_t shmem, cudaStream_t s);
+}
+template <class T> inline cudaError_t cudaMalloc(T** p, size_t n) { return cudaMalloc((void**)p, n); }
+template <class T> inline cudaError_t cudaMallocHost(T** p, size_t n) { return cudaMallocHost((void**)p, n); }
+template <class T> inline cudaError_t cudaHostAlloc(T** p, size_t n, unsigned int f) { return cudaHostAlloc((void**)p, n, f); }
+template <class T> inline cudaError_t cudaMallocManaged(T** p, size_t n, unsigned int f = cudaMemAttachGlobal) { return cudaMallocManaged((void**)p, n, f); }
+template <class T> inline cudaError_t cudaMemcpyToSymbol(const T& sym, const void* src, size_t n, size_t off = 0, cudaMemcpyKind k = cudaMemcpyHostToDevice);
+template <class T> inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& sym, size_t n, size_t off = 0, cudaMemcpyKind k = cudaMemcpyDeviceToHost);
+
+// Device intrinsics.
+__device__ void __syncthreads(void);
+__device__ int __syncthreads_count(int);
+__device__ int __syncthreads_and(int);
+__device__ int __syncthreads_or(int);
+__device__ void __syncwarp(unsigned mask = 0xffffffffu);
+__device__ void __threadfence(void);
+__device__ void __threadfence_block(void);
+__device__ void __barrier_sync(unsigned id);
+template <class T> __device__ T __shfl_sync(unsigned m, T v, int src, int w = 32);
+template <class T> __device__ T __shfl_up_sync(unsigned m, T v, unsigned d, int w = 32);
+template <class T> __device__ T __shfl_down_sync(unsigned m, T v, unsigned d, int w = 32);
+template <class T> __device__ T __shfl_xor_sync(unsigned m, T v, int l, int w = 32);
+__device__ unsigned __ballot_sync(unsigned m, int p);
+__device__ int __all_sync(unsigned m, int p);
+__device__ int __any_sync(unsigned m, int p);
+__device__ unsigned __activemask(void);
+__device__ int __popc(unsigned);
+__device__ int __clz(int);
+__device__ int __ffs(int);
+__device__ int __mul24(int, int);
+__device__ unsigned __umul24(unsigned, unsigned);
+template <class T> __device__ T atomicAdd(T* a, T v);
+template <class T> __device__ T atomicSub(T* a, T v);
+template <class T> __device__ T atomicMax(T* a, T v);
+template <class T> __device__ T atomicMin(T* a, T v);
+template <class T> __device__ T atomicExch(T* a, T v);
+template <class T> __device__ T atomicCAS(T* a, T c, T v);
+template <class T> __device__ T atomicAnd(T* a, T v);
+template <class T> __device__ T atomicOr(T* a, T v);
+template <class T> __device__ T atomicXor(T* a, T v);
+template <class T> __device__ T atomicInc(T* a, T v);
+template <class T> __device__ T __ldg(const T* p);
+__device__ long long clock64(void);
+__device__ float __fdividef(float, float);
+__device__ float __expf(float);
+__device__ float __logf(float);
+__device__ float __sinf(float);
+__device__ float __cosf(float);
+__device__ float rsqrtf(float);
+__device__ float __saturatef(float);
+template <class T> __host__ __device__ constexpr T min(T a, T b) { return a < b ? a : b; }
+template <class T> __host__ __device__ constexpr T max(T a, T b) { return a > b ? a : b; }
+
+namespace cooperative_groups {
+struct thread_group {
+  __device__ void sync() const;
+  __device__ unsigned long long size() const;
+  __device__ unsigned long long num_threads() const;
+  __device__ unsigned long long thread_rank() const;
+};
+struct thread_block : thread_group {
+  __device__ dim3 group_index() const;
+  __device__ dim3 thread_index() const;
+  __device__ dim3 group_dim() const;
+  __device__ dim3 dim_threads() const;
+};
+struct grid_group : thread_group {
+  __device__ bool is_valid() const;
+};
+template <unsigned N, class P = void> struct thread_block_tile : thread_group {
+  template <class T> __device__ T shfl(T v, int src) const;
+  template <class T> __device__ T shfl_down(T v, unsigned d) const;
+  template <class T> __device__ T shfl_up(T v, unsigned d) const;
+  template <class T> __device__ T shfl_xor(T v, unsigned d) const;
+  __device__ unsigned ballot(int p) const;
+  __device__ int any(int p) const;
+  __device__ int all(int p) const;
+  __device__ unsigned long long meta_group_rank() const;
+  __device__ unsigned long long meta_group_size() const;
+};
+struct coalesced_group : thread_group {};
+__device__ thread_block this_thread_block();
+__device__ grid_group this_grid();
+__device__ coalesced_group coalesced_threads();
+template <unsigned N, class P> __device__ thread_block_tile<N, void> tiled_partition(const P& parent);
+__device__ thread_group tiled_partition(const thread_group& parent, unsigned n);
+template <class G> __device__ void sync(const G& g);
+template <class T> struct plus { __device__ T operator()(T a, T b) const { return a + b; } };
+template <class T> struct greater { __device__ T operator()(T a, T b) const { return a > b ? a : b; } };
+template <class G, class T, class Op> __device__ T reduce(const G& g, T v, Op op);
+}  // namespace cooperative_groups
+#endif

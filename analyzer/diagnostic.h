@@ -1,0 +1,53 @@
+// The one diagnostic model every output format is fed from.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuopt {
+
+enum class Severity { Note, Warning, Error };
+std::string_view severityName(Severity s);
+bool parseSeverity(std::string_view text, Severity& out);
+
+struct SourcePos {
+  std::string file;  // as given on the command line (or as the compiler saw it)
+  unsigned line = 0;
+  unsigned col = 0;  // 1-based, in bytes
+};
+
+struct SourceSpan {
+  SourcePos begin;
+  unsigned endLine = 0;  // inclusive end (same file)
+  unsigned endCol = 0;   // 1-based column of the last character
+};
+
+struct Note {
+  SourceSpan span;
+  std::string message;
+};
+
+// A textual replacement that fixes the finding (used by --fix).
+struct FixIt {
+  SourceSpan span;  // replaced range [begin, end] (end inclusive)
+  std::string replacement;
+};
+
+struct Diagnostic {
+  std::string ruleId;
+  Severity severity = Severity::Warning;
+  SourceSpan span;
+  std::string message;
+  std::vector<Note> notes;
+  std::string fixHint;        // "how to fix it", one sentence
+  std::vector<FixIt> fixIts;  // mechanical fixes, if provably right
+  std::string demo;           // `gpuopt-lint --demo <demo>` measures it
+};
+
+// Problems with an input (not findings): the file could not be analysed.
+struct InputError {
+  std::string file;
+  std::string message;
+};
+
+}  // namespace gpuopt

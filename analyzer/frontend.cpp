@@ -1,0 +1,173 @@
+#include "analyzer/frontend.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#ifndef GPUOPT_CLANG_RESOURCE_DIR
+#define GPUOPT_CLANG_RESOURCE_DIR ""
+#endif
+
+namespace gpuopt {
+namespace fs = std::filesystem;
+
+std::optional<std::string> checkInputFile(const std::string& path, unsigned long long maxBytes) {
+  std::error_code ec;
+  auto st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) return std::string("no such file");
+  if (fs::is_directory(st)) return std::string("is a directory (pass the .cu files, e.g. dir/*.cu)");
+  if (!fs::is_regular_file(st)) return std::string("not a regular file");
+  std::string ext = fs::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
+  static const std::array<std::string_view, 11> ok = {".cu", ".cuh", ".cuda", ".h", ".hh", ".hpp",
+                                                      ".hxx", ".cpp", ".cc", ".cxx", ".inl"};
+  if (std::find(ok.begin(), ok.end(), ext) == ok.end())
+    return fmt::format("not a CUDA source file (extension '{}'; expected .cu or .cuh, or a C++ "
+                       "source/header)", ext.empty() ? std::string("none") : ext);
+  auto size = fs::file_size(path, ec);
+  if (ec) return std::string("cannot read file size");
+  if (size > maxBytes)
+    return fmt::format("file too large ({} bytes, limit {}; raise it with --max-file-size)", size, maxBytes);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::string("cannot open file for reading");
+  std::array<char, 8192> buf{};
+  in.read(buf.data(), buf.size());
+  auto n = in.gcount();
+  if (std::find(buf.begin(), buf.begin() + n, '\0') != buf.begin() + n)
+    return std::string("binary file (contains NUL bytes), not CUDA source");
+  return std::nullopt;
+}
+
+std::string findResourceDir(const FrontendOptions& o, std::string& error) {
+  std::vector<std::pair<std::string, std::string>> candidates;
+  if (!o.resourceDir.empty()) candidates.emplace_back(o.resourceDir, "--resource-dir");
+  else if (const char* env = std::getenv("GPUOPT_LINT_RESOURCE_DIR"); env && *env)
+    candidates.emplace_back(env, "$GPUOPT_LINT_RESOURCE_DIR");
+  else candidates.emplace_back(GPUOPT_CLANG_RESOURCE_DIR, "the build's Clang");
+  for (auto& [dir, from] : candidates) {
+    if (!dir.empty() && fs::exists(fs::path(dir) / "include" / "__clang_cuda_runtime_wrapper.h")) return dir;
+    error = fmt::format("Clang resource directory '{}' (from {}) has no include/__clang_cuda_runtime_wrapper.h; "
+                        "install clang-22 or pass --resource-dir=$(clang-22 -print-resource-dir)",
+                        dir, from);
+  }
+  return {};
+}
+
+static bool looksLikeCuda(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(p / "include" / "cuda_runtime.h", ec);
+}
+
+std::string findCudaPath(const FrontendOptions& o, std::vector<std::string>* log) {
+  auto say = [&](std::string s) { if (log) log->push_back(std::move(s)); };
+  if (o.noCuda) { say("CUDA toolkit: not used (--no-cuda)"); return {}; }
+  if (!o.cudaPath.empty()) {
+    if (looksLikeCuda(o.cudaPath)) { say("CUDA toolkit: " + o.cudaPath + " (--cuda-path)"); return o.cudaPath; }
+    say("CUDA toolkit: --cuda-path " + o.cudaPath + " has no include/cuda_runtime.h; ignoring it");
+  }
+  if (const char* env = std::getenv("CUDA_PATH"); env && *env && looksLikeCuda(env)) {
+    say(std::string("CUDA toolkit: ") + env + " ($CUDA_PATH)");
+    return env;
+  }
+  if (const char* path = std::getenv("PATH")) {
+    std::string p(path);
+    size_t start = 0;
+    while (start <= p.size()) {
+      size_t end = p.find(':', start);
+      fs::path dir = p.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      std::error_code ec;
+      if (!dir.empty() && fs::exists(dir / "nvcc", ec)) {
+        fs::path root = fs::canonical(dir / "nvcc", ec).parent_path().parent_path();
+        if (!ec && looksLikeCuda(root)) { say("CUDA toolkit: " + root.string() + " (nvcc on PATH)"); return root.string(); }
+      }
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+  if (looksLikeCuda("/usr/local/cuda")) { say("CUDA toolkit: /usr/local/cuda"); return "/usr/local/cuda"; }
+  say("CUDA toolkit: none found; parsing with gpuopt-lint's bundled CUDA declarations");
+  return {};
+}
+
+std::vector<std::string> filterCompileCommand(const std::vector<std::string>& cmd,
+                                              std::vector<std::string>& dropped) {
+  std::vector<std::string> out;
+  // Flags taking a separate value that we keep, and those we drop with their value.
+  static const std::array<std::string_view, 6> keepWithValue = {"-I", "-D", "-U", "-isystem", "-include", "-iquote"};
+  static const std::array<std::string_view, 16> dropWithValue = {
+      "-o", "-arch", "-gencode", "--generate-code", "-code", "--gpu-architecture", "--gpu-code",
+      "-Xcompiler", "--compiler-options", "-Xptxas", "-Xlinker", "-ccbin", "--compiler-bindir",
+      "-MF", "-MT", "-x"};
+  for (size_t i = 1; i < cmd.size(); ++i) {
+    const std::string& a = cmd[i];
+    auto takeNext = [&](bool keep) {
+      if (keep) { out.push_back(a); if (i + 1 < cmd.size()) out.push_back(cmd[i + 1]); }
+      else { dropped.push_back(a + (i + 1 < cmd.size() ? " " + cmd[i + 1] : "")); }
+      ++i;
+    };
+    if (std::find(keepWithValue.begin(), keepWithValue.end(), a) != keepWithValue.end()) { takeNext(true); continue; }
+    if (std::find(dropWithValue.begin(), dropWithValue.end(), a) != dropWithValue.end()) { takeNext(false); continue; }
+    if (a.rfind("-I", 0) == 0 || a.rfind("-D", 0) == 0 || a.rfind("-U", 0) == 0 ||
+        a.rfind("-isystem", 0) == 0 || a.rfind("-std=", 0) == 0 || a.rfind("--std=", 0) == 0) {
+      out.push_back(a.rfind("--std=", 0) == 0 ? a.substr(1) : a);
+      continue;
+    }
+    if (a == "-c" || (!a.empty() && a[0] != '-')) continue;  // the source file and -c are ours
+    dropped.push_back(a);
+  }
+  return out;
+}
+
+std::string findCompileCommandsDir(const std::string& file, const std::string& explicitDir) {
+  std::error_code ec;
+  if (!explicitDir.empty()) return explicitDir;
+  fs::path dir = fs::absolute(file, ec).parent_path();
+  while (!dir.empty()) {
+    if (fs::exists(dir / "compile_commands.json", ec)) return dir.string();
+    if (fs::exists(dir / "build" / "compile_commands.json", ec)) return (dir / "build").string();
+    if (dir == dir.root_path()) break;
+    dir = dir.parent_path();
+  }
+  return {};
+}
+
+ParseCommand buildParseCommand(const std::string& file, const FrontendOptions& o,
+                               const std::string& resourceDir, const std::string& cudaPath,
+                               const std::vector<std::string>& dbArgs) {
+  ParseCommand pc;
+  auto& a = pc.args;
+  a = {"clang++", "-fsyntax-only", "-x", "cuda", "-resource-dir", resourceDir,
+       "--cuda-gpu-arch=" + o.gpuArch, "-Wno-unknown-cuda-version", "-w", "-ferror-limit=20"};
+  bool hasStd = std::any_of(dbArgs.begin(), dbArgs.end(), [](const std::string& s) { return s.rfind("-std=", 0) == 0; }) ||
+                std::any_of(o.extraArgs.begin(), o.extraArgs.end(), [](const std::string& s) { return s.rfind("-std=", 0) == 0; });
+  if (!hasStd) a.push_back("-std=c++17");
+  if (!cudaPath.empty()) {
+    // Device-side parse: kernels (and code under __CUDA_ARCH__) as the GPU sees them; host function
+    // bodies are in the same AST, so one parse serves every rule.
+    a.push_back("--cuda-device-only");
+    a.push_back("--cuda-path=" + cudaPath);
+    // CUDA 13 moved the C++ core libraries (cuda/std, cub, thrust) under include/cccl.
+    if (fs::exists(fs::path(cudaPath) / "include" / "cccl")) a.push_back("-I" + cudaPath + "/include/cccl");
+  } else {
+    // Bundled declarations: host-side parse (device-only references to host math would be
+    // errors without the toolkit's device overloads).
+    pc.bundledCuda = true;
+    a.push_back("--cuda-host-only");
+    a.push_back("-nocudainc");
+    a.push_back("-nocudalib");
+    a.push_back("-I" + std::string(kBundledIncludeDir));
+    a.push_back("-include");
+    a.push_back(std::string(kBundledIncludeDir) + "/gpuopt_cuda_builtin.h");
+  }
+  a.push_back("-D__GPUOPT_LINT__=1");
+  a.insert(a.end(), dbArgs.begin(), dbArgs.end());
+  a.insert(a.end(), o.extraArgs.begin(), o.extraArgs.end());
+  a.push_back(file);
+  return pc;
+}
+
+}  // namespace gpuopt

@@ -1,0 +1,21 @@
+// Options that shape the kernel model and the rules' thresholds (command line / config file).
+#pragma once
+#include <map>
+#include <string>
+
+namespace gpuopt {
+
+struct ModelOptions {
+  // Block shape assumed when neither a launch nor __launch_bounds__ gives it (--block-dim).
+  unsigned blockX = 256, blockY = 1, blockZ = 1;
+  bool blockDimGiven = false;  // --block-dim overrides what the code says
+  // Per-rule options, "rule-id.key" -> value (e.g. "bank-conflict.min-ways" -> 2).
+  std::map<std::string, double> ruleOptions;
+
+  double ruleOption(const std::string& rule, const std::string& key, double def) const {
+    auto it = ruleOptions.find(rule + "." + key);
+    return it == ruleOptions.end() ? def : it->second;
+  }
+};
+
+}  // namespace gpuopt

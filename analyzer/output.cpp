@@ -1,0 +1,310 @@
+#include "analyzer/output.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "analyzer/embedded_docs.h"
+#include "analyzer/rule_info.h"
+
+namespace gpuopt {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string_view severityName(Severity s) {
+  switch (s) {
+    case Severity::Note: return "note";
+    case Severity::Warning: return "warning";
+    case Severity::Error: return "error";
+  }
+  return "warning";
+}
+
+bool parseSeverity(std::string_view t, Severity& out) {
+  if (t == "note" || t == "info") out = Severity::Note;
+  else if (t == "warning") out = Severity::Warning;
+  else if (t == "error") out = Severity::Error;
+  else return false;
+  return true;
+}
+
+bool parseOutputFormat(std::string_view s, OutputFormat& out) {
+  if (s == "text") out = OutputFormat::Text;
+  else if (s == "json") out = OutputFormat::Json;
+  else if (s == "sarif") out = OutputFormat::Sarif;
+  else if (s == "github") out = OutputFormat::Github;
+  else return false;
+  return true;
+}
+
+std::string relativePath(const std::string& path, const std::string& cwd) {
+  if (path.empty() || cwd.empty()) return path;
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  fs::path base = fs::weakly_canonical(fs::path(cwd), ec);
+  auto rel = p.lexically_relative(base);
+  if (rel.empty() || *rel.begin() == "..") return p.generic_string();
+  return rel.generic_string();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text
+namespace {
+struct Style {
+  bool on;
+  std::string bold() const { return on ? "\033[1m" : ""; }
+  std::string red() const { return on ? "\033[1;31m" : ""; }
+  std::string magenta() const { return on ? "\033[1;35m" : ""; }
+  std::string cyan() const { return on ? "\033[1;36m" : ""; }
+  std::string green() const { return on ? "\033[1;32m" : ""; }
+  std::string reset() const { return on ? "\033[0m" : ""; }
+};
+
+void writeSnippet(std::ostream& os, const SourceSpan& sp, SourceCache& sources, const Style& st) {
+  std::string text = sources.line(sp.begin.file, sp.begin.line);
+  if (text.empty() || sp.begin.col == 0) return;
+  std::string num = std::to_string(sp.begin.line);
+  std::string pad(std::max<size_t>(5, num.size()), ' ');
+  os << std::string(pad.size() - num.size(), ' ') << num << " | " << text << "\n";
+  std::string marker;
+  unsigned endCol = (sp.endLine == sp.begin.line && sp.endCol >= sp.begin.col)
+                        ? sp.endCol
+                        : static_cast<unsigned>(text.size());
+  for (unsigned c = 1; c <= std::max<unsigned>(endCol, sp.begin.col) && c <= text.size() + 1; ++c) {
+    if (c < sp.begin.col) marker += (c <= text.size() && text[c - 1] == '\t') ? '\t' : ' ';
+    else if (c == sp.begin.col) marker += '^';
+    else marker += '~';
+  }
+  os << pad << " | " << st.green() << marker << st.reset() << "\n";
+}
+
+void writeLoc(std::ostream& os, const SourcePos& p, const Style& st) {
+  os << st.bold() << p.file << ":" << p.line << ":" << p.col << ": " << st.reset();
+}
+}  // namespace
+
+void writeText(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc,
+               SourceCache& sources) {
+  Style st{oc.color};
+  for (const auto& r : results) {
+    for (const auto& e : r.errors)
+      os << st.bold() << e.file << ": " << st.red() << "error: " << st.reset() << st.bold()
+         << e.message << st.reset() << "\n";
+    for (const auto& d : r.diags) {
+      writeLoc(os, d.span.begin, st);
+      os << (d.severity == Severity::Error ? st.red() : st.magenta()) << severityName(d.severity)
+         << ": " << st.reset() << st.bold() << d.message << " [" << d.ruleId << "]" << st.reset()
+         << "\n";
+      writeSnippet(os, d.span, sources, st);
+      for (const auto& n : d.notes) {
+        writeLoc(os, n.span.begin, st);
+        os << st.cyan() << "note: " << st.reset() << n.message << "\n";
+        writeSnippet(os, n.span, sources, st);
+      }
+      if (!d.fixHint.empty()) os << "    fix: " << d.fixHint << "\n";
+      if (!d.demo.empty()) os << "    measure it: gpuopt-lint --demo " << d.demo << "\n";
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON (simple, stable)
+namespace {
+json spanJson(const SourceSpan& s, const OutputContext& oc) {
+  return {{"file", relativePath(s.begin.file, oc.cwd)},
+          {"line", s.begin.line},
+          {"column", s.begin.col},
+          {"endLine", s.endLine},
+          {"endColumn", s.endCol}};
+}
+}  // namespace
+
+void writeJson(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc) {
+  json files = json::array();
+  for (const auto& r : results) {
+    json f = {{"file", relativePath(r.file, oc.cwd)}, {"findings", json::array()}, {"errors", json::array()}};
+    for (const auto& e : r.errors) f["errors"].push_back({{"file", relativePath(e.file, oc.cwd)}, {"message", e.message}});
+    for (const auto& d : r.diags) {
+      json j = {{"ruleId", d.ruleId},
+                {"severity", std::string(severityName(d.severity))},
+                {"message", d.message},
+                {"location", spanJson(d.span, oc)},
+                {"notes", json::array()}};
+      for (const auto& n : d.notes) j["notes"].push_back({{"message", n.message}, {"location", spanJson(n.span, oc)}});
+      if (!d.fixHint.empty()) j["fix"] = d.fixHint;
+      if (!d.demo.empty()) j["demo"] = d.demo;
+      if (!d.fixIts.empty()) {
+        j["fixIts"] = json::array();
+        for (const auto& fx : d.fixIts) j["fixIts"].push_back({{"location", spanJson(fx.span, oc)}, {"replacement", fx.replacement}});
+      }
+      f["findings"].push_back(std::move(j));
+    }
+    files.push_back(std::move(f));
+  }
+  os << json{{"tool", "gpuopt-lint"}, {"version", oc.toolVersion}, {"files", files}}.dump(2) << "\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// SARIF 2.1.0
+namespace {
+std::string sarifLevel(Severity s) {
+  switch (s) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    case Severity::Note: return "note";
+  }
+  return "warning";
+}
+
+// First paragraph under a markdown heading, for fullDescription.
+std::string docSection(std::string_view md, std::string_view heading) {
+  auto pos = md.find(heading);
+  if (pos == std::string_view::npos) return {};
+  pos = md.find('\n', pos);
+  if (pos == std::string_view::npos) return {};
+  auto end = md.find("\n## ", pos);
+  std::string s(md.substr(pos + 1, end == std::string_view::npos ? std::string_view::npos : end - pos - 1));
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  while (!s.empty() && s.front() == '\n') s.erase(0, 1);
+  return s;
+}
+
+json sarifRegion(const SourceSpan& s) {
+  json r = {{"startLine", std::max(1u, s.begin.line)}, {"startColumn", std::max(1u, s.begin.col)}};
+  unsigned endLine = std::max(s.endLine, s.begin.line);
+  r["endLine"] = std::max(1u, endLine);
+  // SARIF endColumn is exclusive.
+  unsigned endCol = (endLine == s.begin.line) ? std::max(s.endCol, s.begin.col) + 1 : s.endCol + 1;
+  r["endColumn"] = std::max(1u, endCol);
+  return r;
+}
+
+json sarifLocation(const SourceSpan& s, const OutputContext& oc) {
+  return {{"physicalLocation",
+           {{"artifactLocation", {{"uri", relativePath(s.begin.file, oc.cwd)}, {"uriBaseId", "%SRCROOT%"}}},
+            {"region", sarifRegion(s)}}}};
+}
+}  // namespace
+
+void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc) {
+  json rules = json::array();
+  std::vector<std::string> ruleIds;
+  for (const auto& info : allRuleInfos()) {
+    std::string id(info.id);
+    const EmbeddedDoc* doc = findRuleDoc(info.id);
+    std::string md = doc ? std::string(doc->markdown) : std::string();
+    std::string full = docSection(md, "## What it does");
+    if (full.empty()) full = std::string(info.summary);
+    json r = {{"id", id},
+              {"name", id},
+              {"shortDescription", {{"text", std::string(info.summary)}}},
+              {"fullDescription", {{"text", full}}},
+              {"help", {{"text", md.empty() ? std::string(info.summary) : md}, {"markdown", md.empty() ? std::string(info.summary) : md}}},
+              {"helpUri", oc.docsBaseUri + id + ".md"},
+              {"defaultConfiguration", {{"level", sarifLevel(info.severity)}}},
+              {"properties", {{"demo", std::string(info.demo)}}}};
+    rules.push_back(std::move(r));
+    ruleIds.push_back(id);
+  }
+  json sarifResults = json::array();
+  json notifications = json::array();
+  for (const auto& r : results) {
+    for (const auto& e : r.errors)
+      notifications.push_back({{"level", "error"},
+                               {"message", {{"text", e.message}}},
+                               {"locations", json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", relativePath(e.file, oc.cwd)}, {"uriBaseId", "%SRCROOT%"}}}}}}})}});
+    for (const auto& d : r.diags) {
+      std::string text = d.message;
+      if (!d.fixHint.empty()) text += " Fix: " + d.fixHint;
+      json res = {{"ruleId", d.ruleId},
+                  {"level", sarifLevel(d.severity)},
+                  {"message", {{"text", text}}},
+                  {"locations", json::array({sarifLocation(d.span, oc)})}};
+      auto it = std::find(ruleIds.begin(), ruleIds.end(), d.ruleId);
+      if (it != ruleIds.end()) res["ruleIndex"] = static_cast<int>(it - ruleIds.begin());
+      if (!d.notes.empty()) {
+        json related = json::array();
+        int id = 0;
+        for (const auto& n : d.notes) {
+          json loc = sarifLocation(n.span, oc);
+          loc["id"] = id++;
+          loc["message"] = {{"text", n.message}};
+          related.push_back(std::move(loc));
+        }
+        res["relatedLocations"] = std::move(related);
+      }
+      if (!d.fixIts.empty()) {
+        json changes = json::array();
+        for (const auto& fx : d.fixIts)
+          changes.push_back({{"artifactLocation", {{"uri", relativePath(fx.span.begin.file, oc.cwd)}, {"uriBaseId", "%SRCROOT%"}}},
+                             {"replacements", json::array({{{"deletedRegion", sarifRegion(fx.span)},
+                                                             {"insertedContent", {{"text", fx.replacement}}}}})}});
+        res["fixes"] = json::array({{{"description", {{"text", d.fixHint.empty() ? "apply fix" : d.fixHint}}},
+                                     {"artifactChanges", changes}}});
+      }
+      sarifResults.push_back(std::move(res));
+    }
+  }
+  json run = {{"tool",
+               {{"driver",
+                 {{"name", "gpuopt-lint"},
+                  {"version", oc.toolVersion},
+                  {"informationUri", "https://github.com/gpuopt-lint/gpuopt-lint"},
+                  {"rules", rules}}}}},
+              {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", "file://" + oc.cwd + (oc.cwd.ends_with('/') ? "" : "/")}}}}},
+              {"columnKind", "utf16CodeUnits"},
+              {"results", sarifResults}};
+  run["invocations"] = json::array({{{"executionSuccessful", notifications.empty()},
+                                     {"toolExecutionNotifications", notifications}}});
+  json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+              {"version", "2.1.0"},
+              {"runs", json::array({run})}};
+  os << log.dump(2) << "\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// GitHub Actions workflow commands
+std::string githubEscapeData(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '%') out += "%25";
+    else if (c == '\r') out += "%0D";
+    else if (c == '\n') out += "%0A";
+    else out += c;
+  }
+  return out;
+}
+
+std::string githubEscapeProperty(std::string_view s) {
+  std::string out;
+  for (char c : githubEscapeData(s)) {
+    if (c == ':') out += "%3A";
+    else if (c == ',') out += "%2C";
+    else out += c;
+  }
+  return out;
+}
+
+void writeGithub(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc) {
+  for (const auto& r : results) {
+    for (const auto& e : r.errors)
+      os << "::error file=" << githubEscapeProperty(relativePath(e.file, oc.cwd))
+         << ",title=" << githubEscapeProperty("gpuopt-lint") << "::" << githubEscapeData(e.message) << "\n";
+    for (const auto& d : r.diags) {
+      std::string cmd = d.severity == Severity::Error ? "error" : d.severity == Severity::Warning ? "warning" : "notice";
+      std::string msg = d.message;
+      for (const auto& n : d.notes)
+        msg += "\nnote (line " + std::to_string(n.span.begin.line) + "): " + n.message;
+      if (!d.fixHint.empty()) msg += "\nfix: " + d.fixHint;
+      os << "::" << cmd << " file=" << githubEscapeProperty(relativePath(d.span.begin.file, oc.cwd))
+         << ",line=" << d.span.begin.line << ",col=" << d.span.begin.col;
+      if (d.span.endLine >= d.span.begin.line) os << ",endLine=" << d.span.endLine;
+      if (d.span.endLine == d.span.begin.line) os << ",endColumn=" << d.span.endCol;
+      os << ",title=" << githubEscapeProperty("gpuopt-lint " + d.ruleId) << "::" << githubEscapeData(msg) << "\n";
+    }
+  }
+}
+
+}  // namespace gpuopt

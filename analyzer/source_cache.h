@@ -1,0 +1,21 @@
+// Reads source files once, for caret lines and NOLINT comments.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpuopt {
+
+class SourceCache {
+ public:
+  // Lines of `file` (without newline); empty if unreadable.
+  const std::vector<std::string>& lines(const std::string& file);
+  std::string line(const std::string& file, unsigned lineNo);
+
+ private:
+  std::map<std::string, std::vector<std::string>> cache_;
+};
+
+std::vector<std::string> splitLines(const std::string& text);
+
+}  // namespace gpuopt

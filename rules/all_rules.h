@@ -1,0 +1,32 @@
+// The one list of rules, in the order they are registered and listed.
+#pragma once
+#include <type_traits>
+
+#include "rules/bank_conflict.h"
+#include "rules/barrier_divergence.h"
+#include "rules/divergent_branch.h"
+#include "rules/missing_syncthreads.h"
+#include "rules/pageable_memcpy.h"
+#include "rules/uncoalesced_access.h"
+#include "rules/unsafe_warp_reduce.h"
+
+namespace gpuopt {
+
+template <class T>
+struct RuleTag {
+  using type = T;
+};
+
+// Calls f(RuleTag<R>{}) for every rule type R.
+template <class F>
+void forEachRuleType(F&& f) {
+  f(RuleTag<DivergentBranchRule>{});
+  f(RuleTag<UncoalescedAccessRule>{});
+  f(RuleTag<MissingSyncthreadsRule>{});
+  f(RuleTag<BankConflictRule>{});
+  f(RuleTag<PageableMemcpyRule>{});
+  f(RuleTag<UnsafeWarpReduceRule>{});
+  f(RuleTag<BarrierDivergenceRule>{});
+}
+
+}  // namespace gpuopt

@@ -1,0 +1,121 @@
+#include "rules/bank_conflict.h"
+
+#include <clang/AST/TypeLoc.h>
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "analyzer/rule_context.h"
+#include "rules/impact.h"
+#include "rules/rule_util.h"
+
+namespace gpuopt {
+
+namespace {
+struct Conflict {
+  const Access* a = nullptr;
+  unsigned ways = 1, bank = 0;
+  std::vector<unsigned> lanes;  // lanes hitting the worst bank at distinct words
+  int64_t rowStrideWords = 0;   // word distance between colliding lanes
+};
+
+// Degree of the worst bank conflict of one warp's access.
+Conflict conflictOf(const Access& a, const std::vector<unsigned>& lanes) {
+  Conflict best;
+  best.a = &a;
+  unsigned phase = a.elemSize <= 4 ? 32 : a.elemSize == 8 ? 16 : 8;  // lanes served per shared-memory wavefront
+  for (size_t p0 = 0; p0 < lanes.size();) {
+    // Lanes of one phase: same lane-index group.
+    unsigned group = lanes[p0] % 32 / phase;
+    std::map<unsigned, std::map<int64_t, unsigned>> banks;  // bank -> word -> first lane
+    size_t p = p0;
+    for (; p < lanes.size() && lanes[p] % 32 / phase == group; ++p) {
+      unsigned t = lanes[p];
+      int64_t w0 = a.addr[t] / 4, w1 = (a.addr[t] + a.elemSize - 1) / 4;
+      for (int64_t w = w0; w <= w1; ++w) banks[static_cast<unsigned>(((w % 32) + 32) % 32)].emplace(w, t % 32);
+    }
+    for (auto& [bank, words] : banks) {
+      if (words.size() > best.ways) {
+        best.ways = static_cast<unsigned>(words.size());
+        best.bank = bank;
+        best.lanes.clear();
+        for (auto& [w, lane] : words) best.lanes.push_back(lane);
+        std::sort(best.lanes.begin(), best.lanes.end());
+        best.rowStrideWords = words.size() >= 2 ? std::next(words.begin())->first - words.begin()->first : 0;
+      }
+    }
+    p0 = p;
+  }
+  return best;
+}
+
+// The inner dimension of a 2D (or more) __shared__ array declaration, for the padding fix.
+bool innerDimension(const clang::VarDecl* vd, clang::SourceRange& range) {
+  clang::TypeLoc tl = vd->getTypeSourceInfo() ? vd->getTypeSourceInfo()->getTypeLoc() : clang::TypeLoc();
+  auto outer = tl.getAs<clang::ConstantArrayTypeLoc>();
+  if (!outer) return false;
+  clang::TypeLoc el = outer.getElementLoc();
+  clang::ArrayTypeLoc inner = el.getAs<clang::ConstantArrayTypeLoc>();
+  if (!inner) return false;
+  // Innermost dimension.
+  while (auto next = inner.getElementLoc().getAs<clang::ConstantArrayTypeLoc>()) inner = next;
+  if (!inner.getSizeExpr()) return false;
+  range = inner.getSizeExpr()->getSourceRange();
+  return true;
+}
+}  // namespace
+
+void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
+  const unsigned minWays = static_cast<unsigned>(rc.option(kInfo, "min-ways", 2));
+  std::map<const clang::Expr*, Conflict> worst;
+  std::vector<const clang::Expr*> order;
+  for (const auto& a : m.accesses()) {
+    if (a.space != MemSpace::Shared || !a.known || a.data || !a.strideSym.empty() || a.isAtomic) continue;
+    if (a.elemSize == 0 || a.elemSize > 16) continue;
+    if (!rc.inMainFile(a.expr->getBeginLoc())) continue;
+    for (unsigned w = 0; w < m.warps(); ++w) {
+      auto lanes = warpLanes(a.mask, w);
+      if (lanes.size() < 2) continue;
+      Conflict c = conflictOf(a, lanes);
+      auto it = worst.find(a.expr);
+      if (it == worst.end()) {
+        order.push_back(a.expr);
+        worst[a.expr] = c;
+      } else if (c.ways > it->second.ways) {
+        it->second = c;
+      }
+    }
+  }
+  for (const auto* e : order) {
+    const Conflict& c = worst[e];
+    if (c.ways < minWays) continue;
+    const Access& a = *c.a;
+    std::string msg = fmt::format("{}-way bank conflict on shared {} '{}': {} of a warp hit bank {} at {} different "
+                                  "addresses, so the access is replayed {} times",
+                                  c.ways, accessKind(a), rc.text(a.expr), laneList(c.lanes), c.bank, c.ways, c.ways);
+    msg += atContext(a.context);
+    if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
+    if (auto impact = measuredImpact(kInfo.id); !impact.empty()) msg += " (" + impact + ")";
+    Diagnostic d = rc.make(kInfo, rc.span(e), msg);
+    const auto* vd = llvm::dyn_cast_or_null<clang::VarDecl>(a.base);
+    clang::SourceRange dim;
+    if (vd && innerDimension(vd, dim) && rc.inMainFile(vd->getLocation()) && c.rowStrideWords % 32 == 0) {
+      std::string old = rc.text(dim);
+      d.fixHint = fmt::format("pad the inner dimension of '{}' by one element ('[{} + 1]') so that a column "
+                              "spreads over all 32 banks",
+                              vd->getName().str(), old);
+      d.notes.push_back({rc.span(vd), fmt::format("'{}' declared here", vd->getName().str())});
+      FixIt fx;
+      fx.span = rc.span(dim);
+      fx.replacement = old + " + 1";
+      d.fixIts.push_back(std::move(fx));
+    } else {
+      d.fixHint = "make consecutive lanes access consecutive 4-byte words (sequential addressing), or use an odd "
+                  "stride / padding so that the lanes spread over all 32 banks";
+    }
+    rc.report(std::move(d));
+  }
+}
+
+}  // namespace gpuopt

@@ -1,0 +1,122 @@
+#include "rules/divergent_branch.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "analyzer/rule_context.h"
+#include "rules/impact.h"
+#include "rules/rule_util.h"
+
+namespace gpuopt {
+
+namespace {
+struct Split {
+  const Branch* b = nullptr;
+  unsigned divergentWarps = 0, activeWarps = 0;
+  unsigned firstWarp = 0;
+  unsigned taken = 0, total = 0;  // in the first divergent warp: lanes on path 1, active lanes
+  unsigned paths = 0;             // distinct paths in that warp
+  bool sameSplitEverywhere = true;
+  bool singleLane = true;         // every divergent warp has exactly one lane taking the branch
+};
+
+Split analyse(const Branch& b, unsigned warps) {
+  Split s;
+  s.b = &b;
+  bool first = true;
+  for (unsigned w = 0; w < warps; ++w) {
+    auto lanes = warpLanes(b.active, w);
+    if (lanes.empty()) continue;
+    ++s.activeWarps;
+    std::map<int, unsigned> count;
+    for (unsigned t : lanes) ++count[b.path[t]];
+    if (count.size() < 2) continue;
+    ++s.divergentWarps;
+    unsigned taken = b.isLoop ? count[1] : count.count(1) ? count[1] : lanes.size() - count.begin()->second;
+    if (taken != 1) s.singleLane = false;
+    if (first) {
+      s.firstWarp = w;
+      s.taken = taken;
+      s.total = static_cast<unsigned>(lanes.size());
+      s.paths = static_cast<unsigned>(count.size());
+      first = false;
+    } else if (taken != s.taken || lanes.size() != s.total) {
+      s.sameSplitEverywhere = false;
+    }
+  }
+  return s;
+}
+}  // namespace
+
+void DivergentBranchRule::checkKernel(const KernelModel& m, RuleContext& rc) {
+  std::map<const clang::Stmt*, std::vector<Split>> byStmt;
+  std::vector<const clang::Stmt*> order;
+  std::set<const clang::Stmt*> unknown;
+  for (const auto& b : m.branches()) {
+    if (!rc.inMainFile(b.stmt->getBeginLoc())) continue;
+    if (!b.known || b.data || b.symbolic) {
+      unknown.insert(b.stmt);  // data- or parameter-dependent: not judged (bounds guards, data branches)
+      continue;
+    }
+    if (!byStmt.count(b.stmt)) order.push_back(b.stmt);
+    byStmt[b.stmt].push_back(analyse(b, m.warps()));
+  }
+  for (const auto* st : order) {
+    if (unknown.count(st)) continue;
+    const auto& splits = byStmt[st];
+    const Split* best = nullptr;
+    unsigned maxDiv = 0;
+    bool allSingle = true;
+    for (const auto& s : splits) {
+      if (s.divergentWarps == 0) continue;
+      maxDiv = std::max(maxDiv, s.divergentWarps);
+      allSingle = allSingle && s.singleLane;
+      auto balance = [](const Split& x) { return std::min(x.taken, x.total - x.taken); };
+      if (!best || s.divergentWarps > best->divergentWarps ||
+          (s.divergentWarps == best->divergentWarps && balance(s) > balance(*best)))
+        best = &s;
+    }
+    if (!best) continue;
+    const Branch& b = *best->b;
+    if (!b.thenWork && !b.elseWork) continue;  // cheap paths: predicated, no serialisation worth reporting
+    // One lane per warp doing the tail work (tid == 0, lane == 0): the usual pattern, not a problem.
+    if (!b.isLoop && allSingle && !b.elseWork) continue;
+    // An if without else work where most lanes take it (a guard such as 'i > 1 && i < n') costs the
+    // idle lanes nothing extra; report it only when at most half the lanes work in several warps.
+    if (!b.isLoop && !b.elseWork && best->paths <= 2 &&
+        (best->taken * 2 > best->total || (maxDiv <= 1 && best->activeWarps > 1)))
+      continue;
+    // Inside a loop, divergence confined to one warp in the last iterations is the usual reduction tail.
+    if ((b.inLoop || b.isLoop) && maxDiv <= 1 && !b.elseWork) continue;
+    std::string where;
+    if (best->divergentWarps == best->activeWarps && best->activeWarps > 1) where = "in every warp";
+    else if (best->divergentWarps == 1) where = fmt::format("in warp {}", best->firstWarp);
+    else where = fmt::format("in {} of {} warps", best->divergentWarps, best->activeWarps);
+    std::string cond = b.cond ? rc.text(b.cond) : std::string("the condition");
+    std::string msg;
+    if (b.isLoop) {
+      msg = fmt::format("divergent loop: lanes of a warp leave the loop at different iterations (condition '{}'; "
+                        "{} of {} lanes continue {}); the warp runs until its slowest lane is done",
+                        cond, best->taken, best->total, where);
+    } else if (best->paths > 2) {
+      msg = fmt::format("divergent switch on '{}': lanes of a warp take {} different cases {}; the cases run one "
+                        "after the other", cond, best->paths, where);
+    } else {
+      msg = fmt::format("divergent branch '{}': {} of {} lanes take the branch {}{}; {}", cond, best->taken,
+                        best->total, where, best->sameSplitEverywhere ? "" : " (split varies)",
+                        b.elseWork ? "both paths run one after the other"
+                                   : fmt::format("the other {} lanes idle while it runs", best->total - best->taken));
+    }
+    msg += atContext(b.context);
+    if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
+    if (auto impact = measuredImpact(kInfo.id); !impact.empty()) msg += " (" + impact + ")";
+    Diagnostic d = rc.make(kInfo, rc.span(b.cond ? static_cast<const clang::Stmt*>(b.cond) : st), msg);
+    d.fixHint = "make the condition uniform per warp: assign work by warp (threadIdx.x / 32) or use sequential "
+                "addressing ('if (tid < s)') so whole warps take the same path";
+    rc.report(std::move(d));
+  }
+}
+
+}  // namespace gpuopt

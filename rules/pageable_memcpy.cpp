@@ -1,0 +1,308 @@
+#include "rules/pageable_memcpy.h"
+
+#include <clang/AST/ParentMapContext.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/ASTMatchers/ASTMatchFinder.h>
+#include <clang/ASTMatchers/ASTMatchers.h>
+
+#include <fmt/format.h>
+
+#include "analyzer/rule_context.h"
+#include "rules/impact.h"
+
+namespace gpuopt {
+namespace {
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+const Expr* strip(const Expr* e) {
+  while (e) {
+    e = e->IgnoreParenImpCasts();
+    if (auto* c = dyn_cast<ExplicitCastExpr>(e)) { e = c->getSubExpr(); continue; }
+    if (auto* u = dyn_cast<UnaryOperator>(e); u && (u->getOpcode() == UO_AddrOf || u->getOpcode() == UO_Deref)) {
+      e = u->getSubExpr();
+      continue;
+    }
+    if (auto* a = dyn_cast<ArraySubscriptExpr>(e)) { e = a->getBase(); continue; }
+    if (auto* b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub)) {
+      e = b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS();
+      continue;
+    }
+    if (auto* op = dyn_cast<CXXOperatorCallExpr>(e); op && op->getOperator() == OO_Subscript) {
+      e = op->getArg(0);
+      continue;
+    }
+    break;
+  }
+  return e;
+}
+
+enum class Origin { Unknown, Pageable, Pinned, Device, Param };
+
+struct Trace {
+  Origin origin = Origin::Unknown;
+  std::string name;         // the host variable
+  std::string how;          // "malloc", "new[]", "a std::vector", "a stack array"
+  SourceRange allocRange;   // where it was allocated
+  const ParmVarDecl* param = nullptr;
+};
+
+bool isStdContainer(QualType t, const char* which) {
+  t = t.getNonReferenceType();
+  if (auto* rd = t->getAsCXXRecordDecl()) return rd->getQualifiedNameAsString() == std::string("std::") + which;
+  return false;
+}
+
+std::string calleeName(const CallExpr* c) {
+  if (auto* fd = c->getDirectCallee()) return fd->getNameAsString();
+  return {};
+}
+
+// Finds how `vd` was allocated inside `scope` (a function body or the TU).
+class AllocFinder : public RecursiveASTVisitor<AllocFinder> {
+ public:
+  AllocFinder(const VarDecl* vd) : vd_(vd) {}
+  bool VisitCallExpr(CallExpr* c) {
+    std::string n = calleeName(c);
+    if (n == "cudaMallocHost" || n == "cudaHostAlloc" || n == "cudaHostRegister" || n == "cudaMallocManaged" ||
+        n == "cudaMalloc" || n == "cudaMallocPitch") {
+      if (c->getNumArgs() > 0 && refersTo(c->getArg(0))) {
+        pinnedOrDevice = n == "cudaMalloc" || n == "cudaMallocPitch" ? Origin::Device : Origin::Pinned;
+        where = c->getSourceRange();
+        how = n;
+      }
+    }
+    return true;
+  }
+  bool VisitBinaryOperator(BinaryOperator* b) {
+    if (b->getOpcode() == BO_Assign && refersTo(b->getLHS(), /*direct=*/true)) classify(b->getRHS());
+    return true;
+  }
+  void classify(const Expr* init) {
+    const Expr* e = init->IgnoreParenImpCasts();
+    while (auto* c = dyn_cast<ExplicitCastExpr>(e)) e = c->getSubExpr()->IgnoreParenImpCasts();
+    if (auto* ne = dyn_cast<CXXNewExpr>(e)) {
+      pageable = true;
+      how = ne->isArray() ? "new[]" : "new";
+      where = ne->getSourceRange();
+    } else if (auto* c = dyn_cast<CallExpr>(e)) {
+      std::string n = calleeName(c);
+      if (n == "malloc" || n == "calloc" || n == "realloc" || n == "aligned_alloc" || n == "valloc" || n == "memalign") {
+        pageable = true;
+        how = n;
+        where = c->getSourceRange();
+      }
+      if (auto* mc = dyn_cast<CXXMemberCallExpr>(c)) {
+        const Expr* obj = mc->getImplicitObjectArgument();
+        if (obj && n == "data" && (isStdContainer(obj->getType(), "vector") || isStdContainer(obj->getType(), "array"))) {
+          pageable = true;
+          how = isStdContainer(obj->getType(), "vector") ? "std::vector" : "std::array";
+          where = c->getSourceRange();
+        }
+      }
+    }
+  }
+  bool refersTo(const Expr* e, bool direct = false) const {
+    e = direct ? e->IgnoreParenImpCasts() : strip(e);
+    if (auto* dre = dyn_cast<DeclRefExpr>(e)) return dre->getDecl() == vd_;
+    return false;
+  }
+  const VarDecl* vd_;
+  bool pageable = false;
+  Origin pinnedOrDevice = Origin::Unknown;
+  std::string how;
+  SourceRange where;
+};
+
+const FunctionDecl* enclosingFunction(ASTContext& ctx, const Stmt* s) {
+  DynTypedNodeList parents = ctx.getParents(*s);
+  while (!parents.empty()) {
+    if (auto* fd = parents[0].get<FunctionDecl>()) return fd;
+    if (auto* st = parents[0].get<Stmt>()) parents = ctx.getParents(*st);
+    else if (auto* d = parents[0].get<Decl>()) parents = ctx.getParents(*d);
+    else break;
+  }
+  return nullptr;
+}
+
+// The innermost loop around `s` inside its function, or null.
+const Stmt* enclosingLoop(ASTContext& ctx, const Stmt* s) {
+  DynTypedNodeList parents = ctx.getParents(*s);
+  while (!parents.empty()) {
+    if (auto* st = parents[0].get<Stmt>()) {
+      if (isa<ForStmt>(st) || isa<WhileStmt>(st) || isa<DoStmt>(st) || isa<CXXForRangeStmt>(st)) return st;
+      parents = ctx.getParents(*st);
+    } else if (parents[0].get<FunctionDecl>() || parents[0].get<LambdaExpr>()) {
+      return nullptr;
+    } else if (auto* d = parents[0].get<Decl>()) {
+      parents = ctx.getParents(*d);
+    } else {
+      break;
+    }
+  }
+  return nullptr;
+}
+
+Trace traceHostPointer(ASTContext& ctx, const Expr* arg, const Stmt* at) {
+  Trace tr;
+  const Expr* e = strip(arg);
+  if (auto* mc = dyn_cast<CXXMemberCallExpr>(e)) {
+    const Expr* obj = mc->getImplicitObjectArgument();
+    if (obj && calleeName(mc) == "data") {
+      bool vec = isStdContainer(obj->getType(), "vector"), arr = isStdContainer(obj->getType(), "array");
+      if (vec || arr) {
+        tr.origin = Origin::Pageable;
+        tr.how = vec ? "a std::vector" : "a std::array";
+        if (auto* dre = dyn_cast<DeclRefExpr>(obj->IgnoreParenImpCasts())) {
+          tr.name = dre->getDecl()->getNameAsString();
+          tr.allocRange = dre->getDecl()->getSourceRange();
+        }
+        return tr;
+      }
+    }
+    return tr;
+  }
+  auto* dre = dyn_cast<DeclRefExpr>(e);
+  if (!dre) return tr;
+  auto* vd = dyn_cast<VarDecl>(dre->getDecl());
+  if (!vd) return tr;
+  tr.name = vd->getNameAsString();
+  QualType t = vd->getType();
+  if (isStdContainer(t, "vector") || isStdContainer(t, "array")) {
+    tr.origin = Origin::Pageable;
+    tr.how = isStdContainer(t, "vector") ? "a std::vector" : "a std::array";
+    tr.allocRange = vd->getSourceRange();
+    return tr;
+  }
+  if (t->isArrayType()) {
+    if (vd->hasAttr<CUDADeviceAttr>() || vd->hasAttr<CUDAConstantAttr>() || vd->hasAttr<CUDASharedAttr>()) {
+      tr.origin = Origin::Device;
+      return tr;
+    }
+    tr.origin = Origin::Pageable;
+    tr.how = vd->isLocalVarDecl() && !vd->isStaticLocal() ? "a stack array" : "a static array";
+    tr.allocRange = vd->getSourceRange();
+    return tr;
+  }
+  if (!t->isPointerType()) return tr;
+  // Look at the whole function (or the TU for globals) for how it was allocated.
+  AllocFinder f(vd);
+  if (vd->hasInit()) f.classify(vd->getInit());
+  const FunctionDecl* fn = enclosingFunction(ctx, at);
+  if (vd->isLocalVarDecl() || isa<ParmVarDecl>(vd)) {
+    if (fn && fn->getBody()) f.TraverseStmt(fn->getBody());
+  } else {
+    f.TraverseDecl(ctx.getTranslationUnitDecl());
+  }
+  if (f.pinnedOrDevice != Origin::Unknown) {
+    tr.origin = f.pinnedOrDevice;
+    return tr;
+  }
+  if (f.pageable) {
+    tr.origin = Origin::Pageable;
+    tr.how = f.how;
+    tr.allocRange = f.where;
+    return tr;
+  }
+  if (auto* pv = dyn_cast<ParmVarDecl>(vd)) {
+    tr.origin = Origin::Param;
+    tr.param = pv;
+  }
+  return tr;
+}
+
+struct CopyCall {
+  const CallExpr* call;
+  std::string fn;
+  bool async;
+  std::vector<const Expr*> hostArgs;  // candidate host pointers by the copy kind
+};
+
+// Which arguments are host pointers, from the cudaMemcpyKind.
+bool describeCopy(ASTContext& ctx, const CallExpr* call, CopyCall& cc) {
+  cc.call = call;
+  cc.fn = calleeName(call);
+  cc.async = cc.fn.find("Async") != std::string::npos;
+  unsigned kindIdx = 0, dst = 0, src = 1;
+  if (cc.fn == "cudaMemcpy" || cc.fn == "cudaMemcpyAsync") kindIdx = 3;
+  else if (cc.fn == "cudaMemcpy2D" || cc.fn == "cudaMemcpy2DAsync") kindIdx = 6, src = 2;
+  else if (cc.fn == "cudaMemcpy3D" || cc.fn == "cudaMemcpy3DAsync") return false;  // see Limits in the doc
+  else return false;
+  if (call->getNumArgs() <= kindIdx) return false;
+  Expr::EvalResult r;
+  int64_t kind = 4;
+  if (call->getArg(kindIdx)->EvaluateAsInt(r, ctx)) kind = r.Val.getInt().getExtValue();
+  if (kind == 1) cc.hostArgs = {call->getArg(src)};
+  else if (kind == 2) cc.hostArgs = {call->getArg(dst)};
+  else if (kind == 4) cc.hostArgs = {call->getArg(src), call->getArg(dst)};
+  else return false;  // host-to-host, device-to-device
+  return true;
+}
+
+}  // namespace
+
+void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) {
+  auto copies = match(callExpr(callee(functionDecl(hasAnyName("cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpy2D",
+                                                              "cudaMemcpy2DAsync", "cudaMemcpy3D", "cudaMemcpy3DAsync"))))
+                          .bind("copy"),
+                      ctx);
+  for (const auto& node : copies) {
+    const auto* call = node.getNodeAs<CallExpr>("copy");
+    CopyCall cc;
+    if (!describeCopy(ctx, call, cc)) continue;
+    const Stmt* loop = enclosingLoop(ctx, call);
+    for (const Expr* host : cc.hostArgs) {
+      Trace tr = traceHostPointer(ctx, host, call);
+      auto emit = [&](const Stmt* where, const Trace& t, bool viaHelper, const CallExpr* helperCall) {
+        if (!rc.inMainFile(where->getBeginLoc())) return;
+        bool inLoop = viaHelper || loop;
+        std::string msg;
+        if (cc.async && !inLoop)
+          msg = fmt::format("{} from pageable host memory '{}' ({}) is not asynchronous: the driver stages it through a "
+                            "pinned bounce buffer and the call returns only when the copy is done",
+                            cc.fn, t.name, t.how);
+        else if (viaHelper)
+          msg = fmt::format("call to '{}' in a loop copies pageable host memory '{}' ({}) with {} on every iteration: "
+                            "each copy stages through a pinned bounce buffer at reduced bandwidth",
+                            helperCall->getDirectCallee()->getNameAsString(), t.name, t.how, cc.fn);
+        else
+          msg = fmt::format("{} in a loop copies pageable host memory '{}' ({}) on every iteration: each copy stages "
+                            "through a pinned bounce buffer at reduced bandwidth{}",
+                            cc.fn, t.name, t.how, cc.async ? ", and cudaMemcpyAsync becomes synchronous" : "");
+        if (auto impact = measuredImpact(kInfo.id); !impact.empty()) msg += " (" + impact + ")";
+        Diagnostic d = rc.make(kInfo, rc.span(where), msg);
+        if (viaHelper) d.notes.push_back({rc.span(call), fmt::format("the copy is made here, by '{}'", cc.fn)});
+        if (loop && !viaHelper) d.notes.push_back({rc.span(SourceRange(loop->getBeginLoc(), loop->getBeginLoc())), "inside this loop"});
+        if (t.allocRange.isValid()) d.notes.push_back({rc.span(t.allocRange), fmt::format("'{}' is pageable: allocated with {}", t.name, t.how)});
+        d.fixHint = fmt::format("allocate '{}' with cudaMallocHost/cudaHostAlloc (or cudaHostRegister the existing buffer), "
+                                "and batch many small copies into one large copy",
+                                t.name);
+        rc.report(std::move(d));
+      };
+      if (tr.origin == Origin::Pageable && (loop || cc.async)) {
+        emit(call, tr, false, nullptr);
+      } else if (tr.origin == Origin::Param) {
+        // Through a helper: find calls of this function inside loops and trace the argument there.
+        const FunctionDecl* helper = dyn_cast<FunctionDecl>(tr.param->getDeclContext());
+        if (!helper) continue;
+        unsigned idx = tr.param->getFunctionScopeIndex();
+        auto calls = match(callExpr(callee(functionDecl(equalsNode(helper->getCanonicalDecl())))).bind("c"), ctx);
+        auto calls2 = match(callExpr(callee(functionDecl(hasName(helper->getNameAsString())))).bind("c"), ctx);
+        calls.insert(calls.end(), calls2.begin(), calls2.end());
+        std::set<const CallExpr*> done;
+        for (const auto& cn : calls) {
+          const auto* hc = cn.getNodeAs<CallExpr>("c");
+          if (!done.insert(hc).second || hc->getNumArgs() <= idx) continue;
+          const FunctionDecl* callee = hc->getDirectCallee();
+          if (!callee || callee->getCanonicalDecl() != helper->getCanonicalDecl()) continue;
+          if (!enclosingLoop(ctx, hc) && !loop && !cc.async) continue;
+          Trace outer = traceHostPointer(ctx, hc->getArg(idx), hc);
+          if (outer.origin == Origin::Pageable) emit(hc, outer, true, hc);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace gpuopt

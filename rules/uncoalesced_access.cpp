@@ -1,0 +1,105 @@
+#include "rules/uncoalesced_access.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "analyzer/rule_context.h"
+#include "rules/impact.h"
+#include "rules/rule_util.h"
+
+namespace gpuopt {
+
+namespace {
+struct Cost {
+  const Access* a = nullptr;
+  unsigned sectors = 0, ideal = 0, lanes = 0, warp = 0;
+  bool random = false;
+  double ratio = 1.0;  // ideal / sectors
+};
+}  // namespace
+
+void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
+  const double maxEfficiency = rc.option(kInfo, "max-efficiency", 0.5);  // flag at or below
+  const unsigned minLanes = static_cast<unsigned>(rc.option(kInfo, "min-lanes", 4));
+  std::map<std::pair<const clang::Expr*, bool>, Cost> worst;
+  std::vector<std::pair<const clang::Expr*, bool>> order;
+  for (const auto& a : m.accesses()) {
+    if (a.space != MemSpace::Global || a.isAtomic || a.elemSize == 0) continue;
+    if (!rc.inMainFile(a.expr->getBeginLoc())) continue;
+    if (!a.known && !a.data) continue;
+    for (unsigned w = 0; w < m.warps(); ++w) {
+      auto lanes = warpLanes(a.mask, w);
+      if (lanes.size() < minLanes) continue;
+      Cost c;
+      c.a = &a;
+      c.lanes = static_cast<unsigned>(lanes.size());
+      c.warp = w;
+      c.ideal = static_cast<unsigned>((lanes.size() * a.elemSize + 31) / 32);
+      if (!a.known) {
+        c.random = true;
+        c.sectors = static_cast<unsigned>(lanes.size() * ((a.elemSize + 31) / 32));
+      } else {
+        std::set<int64_t> sec;
+        for (unsigned t : lanes)
+          for (int64_t s = a.addr[t] / 32; s <= (a.addr[t] + a.elemSize - 1) / 32; ++s) sec.insert(s);
+        c.sectors = static_cast<unsigned>(sec.size());
+      }
+      c.ratio = c.sectors ? static_cast<double>(c.ideal) / c.sectors : 1.0;
+      auto key = std::make_pair(a.expr, a.isWrite && !a.isRead);
+      auto it = worst.find(key);
+      if (it == worst.end()) {
+        order.push_back(key);
+        worst[key] = c;
+      } else if (c.ratio < it->second.ratio) {
+        it->second = c;
+      }
+    }
+  }
+  for (const auto& key : order) {
+    const Cost& c = worst[key];
+    if (!c.random && c.ratio > maxEfficiency + 1e-9) continue;
+    const Access& a = *c.a;
+    std::string what = rc.text(a.expr);
+    std::string msg;
+    std::string fix;
+    if (c.random) {
+      msg = fmt::format("data-dependent (random) global {} '{}': the index comes from memory, so lanes of a warp "
+                        "touch unrelated addresses, up to {} sectors for {} useful ({:.1f}% efficiency)",
+                        accessKind(a), what, c.sectors, c.ideal, 100.0 * c.ratio);
+      fix = "make neighbouring threads read neighbouring elements (sort or bucket the indices), or gather through "
+            "shared memory; read-only gathers can go through __ldg";
+    } else {
+      auto lanes = warpLanes(a.mask, c.warp);
+      // Constant distance between adjacent lanes?
+      bool constStride = lanes.size() >= 2;
+      int64_t stride = constStride ? a.addr[lanes[1]] - a.addr[lanes[0]] : 0;
+      for (size_t i = 1; constStride && i < lanes.size(); ++i)
+        if (a.addr[lanes[i]] - a.addr[lanes[i - 1]] != stride * static_cast<int64_t>(lanes[i] - lanes[i - 1])) constStride = false;
+      std::string pattern;
+      if (!a.strideSym.empty()) pattern = fmt::format("adjacent threads are '{}' elements apart", a.strideSym);
+      else if (constStride && stride % a.elemSize == 0) pattern = fmt::format("adjacent threads are {} elements apart", stride / a.elemSize);
+      else if (constStride) pattern = fmt::format("adjacent threads are {} bytes apart for {}-byte accesses", stride, a.elemSize);
+      else pattern = "the lanes' addresses are scattered";
+      msg = fmt::format("uncoalesced global {} '{}': a warp touches {} sectors for {} useful ({:.1f}% efficiency); {}",
+                        accessKind(a), what, c.sectors, c.ideal, 100.0 * c.ratio, pattern);
+      bool member = llvm::isa<clang::MemberExpr>(a.expr->IgnoreParenImpCasts());
+      if (member && constStride && stride > static_cast<int64_t>(a.elemSize))
+        fix = "use a structure of arrays (one array per field), or load whole elements with a vector type";
+      else
+        fix = "let threadIdx.x index the contiguous dimension (swap the index roles), or load tiles coalesced into "
+              "shared memory and read them transposed there (corner turning)";
+      if (!a.strideSym.empty()) msg += fmt::format(" (counted for '{}' >= 8)", a.strideSym);
+    }
+    msg += atContext(a.context);
+    if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
+    if (auto impact = measuredImpact(kInfo.id); !impact.empty()) msg += " (" + impact + ")";
+    Diagnostic d = rc.make(kInfo, rc.span(a.expr), msg);
+    d.fixHint = fix;
+    rc.report(std::move(d));
+  }
+}
+
+}  // namespace gpuopt

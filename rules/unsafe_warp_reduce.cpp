@@ -1,0 +1,70 @@
+#include "rules/unsafe_warp_reduce.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "analyzer/rule_context.h"
+#include "rules/impact.h"
+#include "rules/rule_util.h"
+
+namespace gpuopt {
+
+void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
+  // One finding per warp-synchronous region: the function the accesses are in, within one barrier interval.
+  struct Group {
+    const KernelModel::Race* first = nullptr;
+    unsigned races = 0;
+    bool allVolatile = true;
+    bool syncwarp = false;
+  };
+  std::map<std::pair<const clang::FunctionDecl*, unsigned>, Group> groups;
+  std::vector<std::pair<const clang::FunctionDecl*, unsigned>> order;
+  for (const auto& r : m.sharedRaces()) {
+    if (!r.warpSynchronous) continue;
+    auto key = std::make_pair(r.second->function, r.second->epoch);
+    auto [it, fresh] = groups.try_emplace(key);
+    if (fresh) order.push_back(key);
+    Group& g = it->second;
+    if (!g.first || r.second->seq < g.first->second->seq) g.first = &r;
+    ++g.races;
+    g.allVolatile = g.allVolatile && r.first->isVolatile && r.second->isVolatile;
+    unsigned w = r.t2 / 32;
+    for (const auto& a : m.accesses())
+      if (a.function == r.second->function && a.epoch == r.second->epoch && a.warpEpoch[w] != r.second->warpEpoch[w])
+        g.syncwarp = true;
+  }
+  for (const auto& key : order) {
+    const Group& g = groups[key];
+    const auto& r = *g.first;
+    const Access& a = *r.first;
+    const Access& b = *r.second;
+    if (!rc.inMainFile(b.expr->getBeginLoc())) continue;
+    std::string pair = fmt::format("lane {} {} {} while lane {} {} it", r.t2 % 32, b.isWrite ? "writes" : "reads",
+                                   elementName(b, r.byteAddr), r.t1 % 32, a.isWrite ? "writes" : "reads");
+    std::string msg;
+    if (!g.allVolatile)
+      msg = fmt::format("unsafe warp-synchronous reduction on shared '{}': lanes read each other's results with no "
+                        "__syncwarp() and no volatile, so the compiler may keep values in registers and the result "
+                        "is wrong ({})",
+                        b.baseName, pair);
+    else if (g.syncwarp)
+      msg = fmt::format("unsafe warp-synchronous reduction on shared '{}': __syncwarp() is there but a step still reads "
+                        "and writes the same words without one in between ({})",
+                        b.baseName, pair);
+    else
+      msg = fmt::format("unsafe warp-synchronous reduction on shared '{}': 'volatile' alone relies on the warp running "
+                        "in lockstep, which is not guaranteed since Volta's independent thread scheduling ({})",
+                        b.baseName, pair);
+    msg += atContext(b.context);
+    if (auto impact = measuredImpact(kInfo.id); !impact.empty()) msg += " (" + impact + ")";
+    Diagnostic d = rc.make(kInfo, rc.span(b.expr), msg);
+    d.notes.push_back({rc.span(a.expr), fmt::format("lane {} {} {} here", r.t1 % 32, a.isWrite ? "writes" : "reads",
+                                                    elementName(a, r.byteAddr))});
+    d.fixHint = "reduce the last warp with __shfl_down_sync (no shared memory), or read into a register, "
+                "__syncwarp(), write, __syncwarp() at every step";
+    rc.report(std::move(d));
+  }
+}
+
+}  // namespace gpuopt

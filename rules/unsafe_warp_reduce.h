@@ -1,0 +1,13 @@
+#pragma once
+#include "analyzer/rule.h"
+
+namespace gpuopt {
+
+class UnsafeWarpReduceRule final : public Rule {
+ public:
+  static constexpr RuleInfo kInfo{"unsafe-warp-reduce", "warp-synchronous shared-memory code without __syncwarp() (and volatile), unsafe since Volta's independent thread scheduling", Severity::Error, "unsafe-warp-reduce"};
+  const RuleInfo& info() const override { return kInfo; }
+  void checkKernel(const KernelModel& model, RuleContext& rc) override;
+};
+
+}  // namespace gpuopt

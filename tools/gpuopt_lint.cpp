@@ -1,0 +1,205 @@
+// gpuopt-lint: the command-line driver.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "analyzer/cli.h"
+#include "analyzer/embedded_docs.h"
+#include "analyzer/output.h"
+#include "analyzer/rule_info.h"
+#include "analyzer/suppression.h"
+#include "analyzer/fix.h"
+#include "analyzer/config.h"
+#if GPUOPT_HAVE_CLANG
+#include "analyzer/engine.h"
+#include "analyzer/rule.h"
+#endif
+#if GPUOPT_HAVE_CUDA
+#include "kernels/demos.h"
+#endif
+
+using namespace gpuopt;
+
+namespace {
+
+int listRules() {
+  for (const auto& r : allRuleInfos())
+    std::cout << fmt::format("{:<22} {:<8} {}\n", r.id, severityName(r.severity), r.summary);
+  return 0;
+}
+
+int explain(const std::string& id) {
+  const EmbeddedDoc* d = findRuleDoc(id);
+  if (!d || !findRuleInfo(id)) {
+    std::cerr << "gpuopt-lint: error: unknown rule '" << id << "' (see --list-rules)\n";
+    return 2;
+  }
+  std::cout << d->markdown;
+  return 0;
+}
+
+int demo(const CliOptions& o) {
+#if GPUOPT_HAVE_CUDA
+  if (o.demo == "list") {
+    for (const auto& d : demos::list()) std::cout << fmt::format("{:<20} {}\n", d.name, d.summary);
+    return 0;
+  }
+  return demos::run(o.demo, o.demoJson, std::cout, std::cerr);
+#else
+  std::cerr << "gpuopt-lint: error: this build has no demo kernels (it was built without the CUDA toolkit / nvcc); "
+               "rebuild on a machine with CUDA to run --demo "
+            << o.demo << "\n";
+  return 3;
+#endif
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CliOptions o;
+  std::string err;
+  if (!parseCommandLine(argc, argv, o, err)) {
+    std::cerr << "gpuopt-lint: error: " << err << "\nRun 'gpuopt-lint --help' for usage.\n";
+    return 2;
+  }
+  if (o.help) {
+    std::cout << usageText();
+    return 0;
+  }
+  if (o.version) {
+    std::cout << "gpuopt-lint " << GPUOPT_VERSION << (GPUOPT_HAVE_CLANG ? "" : " (no analyzer in this build)")
+              << (GPUOPT_HAVE_CUDA ? "" : " (no demo kernels in this build)") << "\n";
+    return 0;
+  }
+  if (o.listRules) return listRules();
+  if (!o.explain.empty()) return explain(o.explain);
+  if (!o.demo.empty()) return demo(o);
+
+  std::error_code ec;
+  std::string cwd = std::filesystem::current_path(ec).string();
+  // Configuration: .gpuopt-lint.yaml nearest to each file (command line wins).
+  std::vector<FileResult> results(o.files.size());
+  std::vector<ResolvedOptions> perFile(o.files.size());
+  bool configError = false;
+  for (size_t i = 0; i < o.files.size(); ++i) {
+    std::string cerr;
+    if (!resolveOptions(o, o.files[i], perFile[i], cerr)) {
+      results[i].file = o.files[i];
+      results[i].errors.push_back({o.files[i], cerr});
+      configError = true;
+    }
+  }
+  if (o.dumpConfig) {
+    ResolvedOptions r;
+    std::string cerr;
+    if (!resolveOptions(o, o.files.empty() ? std::string("./x.cu") : o.files.front(), r, cerr)) {
+      std::cerr << "gpuopt-lint: error: " << cerr << "\n";
+      return 2;
+    }
+    std::cout << dumpConfig(r);
+    return 0;
+  }
+  if (o.files.empty()) {
+    std::cerr << "gpuopt-lint: error: no input files\nRun 'gpuopt-lint --help' for usage.\n";
+    return 2;
+  }
+
+#if !GPUOPT_HAVE_CLANG
+  (void)configError;
+  std::cerr << "gpuopt-lint: error: this build has no analyzer (built without Clang 22); it can run --demo, "
+               "--list-rules and --explain only. Build with clang-22/libclang-cpp22-dev to lint files.\n";
+  return 2;
+#else
+  std::string resErr;
+  std::string resourceDir = findResourceDir(o.frontend, resErr);
+  if (resourceDir.empty()) {
+    std::cerr << "gpuopt-lint: error: " << resErr << "\n";
+    return 2;
+  }
+  std::vector<std::string> cudaLog;
+  std::string cudaPath = findCudaPath(o.frontend, &cudaLog);
+  if (o.frontend.verbose)
+    for (const auto& l : cudaLog) std::cerr << "gpuopt-lint: " << l << "\n";
+  auto rules = registerAllRules();
+
+  std::vector<std::vector<std::string>> logs(o.files.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < o.files.size();) {
+      if (!results[i].errors.empty()) continue;  // config error
+      const ResolvedOptions& ro = perFile[i];
+      if (ro.excluded) {
+        results[i].file = o.files[i];
+        continue;
+      }
+      FileAnalysis fa = analyzeFile(o.files[i], ro.analysis, rules, resourceDir, cudaPath);
+      SourceCache sc;
+      applySuppressions(o.files[i], sc.lines(o.files[i]), fa.result.diags);
+      applySeverities(ro, fa.result.diags);
+      results[i] = std::move(fa.result);
+      logs[i] = std::move(fa.log);
+      if (o.frontend.verbose)
+        logs[i].push_back(fmt::format("{}: parse {:.1f} ms, analysis {:.1f} ms, {} kernels", o.files[i], fa.parseMs,
+                                      fa.analysisMs, fa.kernels));
+    }
+  };
+  unsigned jobs = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(o.files.size())));
+  std::vector<std::thread> pool;
+  for (unsigned j = 1; j < jobs; ++j) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  for (auto& l : logs)
+    for (auto& line : l) std::cerr << "gpuopt-lint: " << line << "\n";
+
+  // --fix: apply mechanical fixes.
+  if (o.fix) {
+    for (auto& r : results) {
+      if (r.diags.empty()) continue;
+      std::string ferr;
+      if (!applyFixes(r.file, r.diags, o.dryRun, std::cout, ferr)) r.errors.push_back({r.file, ferr});
+    }
+  }
+
+  OutputContext oc;
+  oc.cwd = cwd;
+  oc.toolVersion = GPUOPT_VERSION;
+  oc.docsBaseUri = "https://github.com/gpuopt-lint/gpuopt-lint/blob/main/docs/rules/";
+  oc.color = o.color == "always" || (o.color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
+  SourceCache sources;
+  if (!(o.fix && o.dryRun)) {
+    switch (o.format) {
+      case OutputFormat::Text: writeText(std::cout, results, oc, sources); break;
+      case OutputFormat::Json: writeJson(std::cout, results, oc); break;
+      case OutputFormat::Sarif: writeSarif(std::cout, results, oc); break;
+      case OutputFormat::Github: writeGithub(std::cout, results, oc); break;
+    }
+  }
+  bool anyError = configError;
+  bool anyFinding = false;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].errors.empty()) anyError = true;
+    for (const auto& d : results[i].diags)
+      if (meetsFailThreshold(perFile[i], d)) anyFinding = true;
+  }
+  if (o.format == OutputFormat::Text && !o.quiet) {
+    size_t n = 0, files = 0;
+    for (const auto& r : results) {
+      n += r.diags.size();
+      files += r.errors.empty() ? 1 : 0;
+    }
+    if (n || anyError)
+      std::cerr << fmt::format("gpuopt-lint: {} finding{} in {} file{} analysed{}\n", n, n == 1 ? "" : "s", files,
+                               files == 1 ? "" : "s", anyError ? "; some inputs could not be analysed" : "");
+  }
+  return anyError ? 2 : anyFinding ? 1 : 0;
+#endif
+}
