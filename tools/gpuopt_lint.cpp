@@ -1,5 +1,4 @@
 // gpuopt-lint: the command-line driver.
-#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,12 +13,14 @@
 
 #include "analyzer/cli.h"
 #include "analyzer/embedded_docs.h"
-#include "analyzer/output.h"
 #include "analyzer/rule_info.h"
 #include "analyzer/suppression.h"
-#include "analyzer/fix.h"
-#include "analyzer/config.h"
 #if GPUOPT_HAVE_CLANG
+#include <fmt/format.h>
+
+#include "analyzer/config.h"
+#include "analyzer/fix.h"
+#include "analyzer/output.h"
 #include "analyzer/engine.h"
 #include "analyzer/rule.h"
 #endif
@@ -32,8 +33,11 @@ using namespace gpuopt;
 namespace {
 
 int listRules() {
-  for (const auto& r : allRuleInfos())
-    std::cout << fmt::format("{:<22} {:<8} {}\n", r.id, severityName(r.severity), r.summary);
+  for (const auto& r : allRuleInfos()) {
+    std::string id(r.id), sev(severityName(r.severity));
+    std::cout << id << std::string(id.size() < 22 ? 22 - id.size() : 1, ' ') << sev
+              << std::string(sev.size() < 9 ? 9 - sev.size() : 1, ' ') << r.summary << "\n";
+  }
   return 0;
 }
 
@@ -50,7 +54,8 @@ int explain(const std::string& id) {
 int demo(const CliOptions& o) {
 #if GPUOPT_HAVE_CUDA
   if (o.demo == "list") {
-    for (const auto& d : demos::list()) std::cout << fmt::format("{:<20} {}\n", d.name, d.summary);
+    for (const auto& d : demos::list())
+      std::cout << d.name << std::string(d.name.size() < 21 ? 21 - d.name.size() : 1, ' ') << d.summary << "\n";
     return 0;
   }
   return demos::run(o.demo, o.demoJson, std::cout, std::cerr);
@@ -84,6 +89,11 @@ int main(int argc, char** argv) {
   if (!o.explain.empty()) return explain(o.explain);
   if (!o.demo.empty()) return demo(o);
 
+#if !GPUOPT_HAVE_CLANG
+  std::cerr << "gpuopt-lint: error: this build has no analyzer (built without Clang 22); it can run --demo, "
+               "--list-rules and --explain only. Build with clang-22/libclang-cpp22-dev to lint files.\n";
+  return 2;
+#else
   std::error_code ec;
   std::string cwd = std::filesystem::current_path(ec).string();
   // Configuration: .gpuopt-lint.yaml nearest to each file (command line wins).
@@ -113,12 +123,6 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-#if !GPUOPT_HAVE_CLANG
-  (void)configError;
-  std::cerr << "gpuopt-lint: error: this build has no analyzer (built without Clang 22); it can run --demo, "
-               "--list-rules and --explain only. Build with clang-22/libclang-cpp22-dev to lint files.\n";
-  return 2;
-#else
   std::string resErr;
   std::string resourceDir = findResourceDir(o.frontend, resErr);
   if (resourceDir.empty()) {
