@@ -78,7 +78,6 @@ void writeText(std::ostream& os, const std::vector<FileResult>& results, const O
         writeSnippet(os, n.span, sources, st);
       }
       if (!d.fixHint.empty()) os << "    fix: " << d.fixHint << "\n";
-      if (!d.demo.empty()) os << "    measure it: gpuopt-lint --demo " << d.demo << "\n";
     }
   }
 }

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "rules/impact.h"
+
 namespace gpuopt {
 
 bool RuleContext::inMainFile(clang::SourceLocation loc) const {
@@ -51,6 +53,9 @@ Diagnostic RuleContext::make(const RuleInfo& info, SourceSpan where, std::string
   d.span = std::move(where);
   d.message = std::move(message);
   d.demo = std::string(info.demo);
+  // Every finding names its demo and, where one was measured, the penalty it showed.
+  if (auto impact = measuredImpact(info.id); !impact.empty()) d.message += " [" + impact + "]";
+  else if (!info.demo.empty()) d.message += " [see --demo " + std::string(info.demo) + "]";
   return d;
 }
 

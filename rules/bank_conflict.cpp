@@ -7,7 +7,6 @@
 #include <set>
 
 #include "analyzer/rule_context.h"
-#include "rules/impact.h"
 #include "rules/rule_util.h"
 
 namespace gpuopt {
@@ -96,7 +95,6 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
                                   c.ways, accessKind(a), rc.text(a.expr), laneList(c.lanes), c.bank, c.ways, c.ways);
     msg += atContext(a.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
-    if (auto impact = measuredImpact(kInfo.id); !impact.empty()) msg += " (" + impact + ")";
     Diagnostic d = rc.make(kInfo, rc.span(e), msg);
     const auto* vd = llvm::dyn_cast_or_null<clang::VarDecl>(a.base);
     clang::SourceRange dim;

@@ -6,7 +6,6 @@
 #include <set>
 
 #include "analyzer/rule_context.h"
-#include "rules/impact.h"
 #include "rules/rule_util.h"
 
 namespace gpuopt {
@@ -111,7 +110,6 @@ void DivergentBranchRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     }
     msg += atContext(b.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
-    if (auto impact = measuredImpact(kInfo.id); !impact.empty()) msg += " (" + impact + ")";
     Diagnostic d = rc.make(kInfo, rc.span(b.cond ? static_cast<const clang::Stmt*>(b.cond) : st), msg);
     d.fixHint = "make the condition uniform per warp: assign work by warp (threadIdx.x / 32) or use sequential "
                 "addressing ('if (tid < s)') so whole warps take the same path";

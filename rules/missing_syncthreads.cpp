@@ -5,7 +5,6 @@
 #include <set>
 
 #include "analyzer/rule_context.h"
-#include "rules/impact.h"
 #include "rules/rule_util.h"
 
 namespace gpuopt {

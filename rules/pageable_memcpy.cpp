@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "analyzer/rule_context.h"
-#include "rules/impact.h"
 
 namespace gpuopt {
 namespace {
@@ -270,7 +269,6 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
           msg = fmt::format("{} in a loop copies pageable host memory '{}' ({}) on every iteration: each copy stages "
                             "through a pinned bounce buffer at reduced bandwidth{}",
                             cc.fn, t.name, t.how, cc.async ? ", and cudaMemcpyAsync becomes synchronous" : "");
-        if (auto impact = measuredImpact(kInfo.id); !impact.empty()) msg += " (" + impact + ")";
         Diagnostic d = rc.make(kInfo, rc.span(where), msg);
         if (viaHelper) d.notes.push_back({rc.span(call), fmt::format("the copy is made here, by '{}'", cc.fn)});
         if (loop && !viaHelper) d.notes.push_back({rc.span(SourceRange(loop->getBeginLoc(), loop->getBeginLoc())), "inside this loop"});

@@ -7,7 +7,6 @@
 #include <set>
 
 #include "analyzer/rule_context.h"
-#include "rules/impact.h"
 #include "rules/rule_util.h"
 
 namespace gpuopt {
@@ -95,7 +94,6 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     }
     msg += atContext(a.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
-    if (auto impact = measuredImpact(kInfo.id); !impact.empty()) msg += " (" + impact + ")";
     Diagnostic d = rc.make(kInfo, rc.span(a.expr), msg);
     d.fixHint = fix;
     rc.report(std::move(d));

@@ -5,7 +5,6 @@
 #include <map>
 
 #include "analyzer/rule_context.h"
-#include "rules/impact.h"
 #include "rules/rule_util.h"
 
 namespace gpuopt {
@@ -57,7 +56,6 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
                         "in lockstep, which is not guaranteed since Volta's independent thread scheduling ({})",
                         b.baseName, pair);
     msg += atContext(b.context);
-    if (auto impact = measuredImpact(kInfo.id); !impact.empty()) msg += " (" + impact + ")";
     Diagnostic d = rc.make(kInfo, rc.span(b.expr), msg);
     d.notes.push_back({rc.span(a.expr), fmt::format("lane {} {} {} here", r.t1 % 32, a.isWrite ? "writes" : "reads",
                                                     elementName(a, r.byteAddr))});
