@@ -11,7 +11,9 @@
 #include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <chrono>
+#include <tuple>
 #include <filesystem>
 #include <fmt/format.h>
 
@@ -100,6 +102,9 @@ class LintConsumer : public clang::ASTConsumer {
         if (enabled(*r)) r->checkKernel(*model, rc);
     }
     out_.result.diags = std::move(rc.diagnostics());
+    std::stable_sort(out_.result.diags.begin(), out_.result.diags.end(), [](const Diagnostic& a, const Diagnostic& b) {
+      return std::tie(a.span.begin.line, a.span.begin.col) < std::tie(b.span.begin.line, b.span.begin.col);
+    });
     out_.analysisMs = msSince(t0);
   }
 
@@ -162,6 +167,7 @@ std::vector<std::string> compileDbArgs(const std::string& file, const FrontendOp
   std::error_code ec;
   auto abs = std::filesystem::absolute(file, ec).lexically_normal().string();
   auto cmds = db->getCompileCommands(abs);
+  if (!cmds.empty() && !cmds.front().Heuristic.empty()) cmds.clear();  // inferred from another file: not used
   if (cmds.empty()) {
     log.push_back("compile_commands.json in " + dir + " has no entry for " + file + "; using defaults");
     return {};

@@ -128,7 +128,6 @@ std::string findCompileCommandsDir(const std::string& file, const std::string& e
   fs::path dir = fs::absolute(file, ec).parent_path();
   while (!dir.empty()) {
     if (fs::exists(dir / "compile_commands.json", ec)) return dir.string();
-    if (fs::exists(dir / "build" / "compile_commands.json", ec)) return (dir / "build").string();
     if (dir == dir.root_path()) break;
     dir = dir.parent_path();
   }

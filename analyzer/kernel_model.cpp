@@ -163,6 +163,7 @@ class Builder {
   static void mergeFlags(Value& r, const Value& a, const Value& b) {
     r.data = a.data || b.data;
     r.symbolic = a.symbolic || b.symbolic;
+    r.param = a.param || b.param;
     r.strideSym = !a.strideSym.empty() ? a.strideSym : b.strideSym;
   }
   // Assigns `src` into `dst` for active threads only.
@@ -176,6 +177,7 @@ class Builder {
     if (!src.known) dst.known = false;
     dst.data = dst.data || src.data;
     dst.symbolic = dst.symbolic || src.symbolic;
+    dst.param = dst.param || src.param;
     if (!src.strideSym.empty()) dst.strideSym = src.strideSym;
     dst.isPtr = src.isPtr;
     dst.base = src.base;
@@ -201,6 +203,7 @@ class Builder {
     if (t->isIntegralOrEnumerationType()) {
       Value v = constant(kParamRep);
       v.symbolic = true;
+      v.param = true;
       return v;
     }
     return unknown();
@@ -584,6 +587,7 @@ class Builder {
     mergeFlags(r, a, b);
     r.data = r.data || c.data;
     r.symbolic = r.symbolic || c.symbolic;
+    r.param = r.param || c.param;
     r.known = c.known && (a.known || std::find(tm.begin(), tm.end(), 1) == tm.end()) &&
               (b.known || std::find(fm.begin(), fm.end(), 1) == fm.end());
     for (unsigned t = 0; t < N_; ++t) r.v[t] = (c.known && c.v[t]) ? a.v[t] : b.v[t];
@@ -727,6 +731,7 @@ class Builder {
       int64_t rep = it != uniformLoads_.end() ? it->second : (uniformLoads_[key] = 4096 * static_cast<int64_t>(uniformLoads_.size() + 1));
       Value r = constant(rep);
       r.symbolic = true;
+      r.param = true;
       return r;
     }
     Value r = unknown();
@@ -961,6 +966,7 @@ class Builder {
     b.known = c.known;
     b.data = c.data;
     b.symbolic = c.symbolic;
+    b.param = c.param;
     b.isLoop = isLoop;
     b.inLoop = loopDepth_ > 0;
     b.thenWork = thenWork;
@@ -1174,6 +1180,7 @@ class Builder {
       b.known = c.known;
       b.data = c.data;
       b.symbolic = c.symbolic;
+      b.param = c.param;
       b.inLoop = loopDepth_ > 0;
       b.thenWork = b.elseWork = doesRealWork(ss->getBody());
       b.context = context();

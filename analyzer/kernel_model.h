@@ -34,6 +34,7 @@ struct Value {
   bool known = false;       // concrete for every active thread
   bool data = false;        // derived from a per-thread memory load (data-dependent)
   bool symbolic = false;    // depends on a uniform symbol's representative value
+  bool param = false;       // ... of a kernel parameter or a uniform load (blockIdx/gridDim: symbolic only)
   std::string strideSym;    // uniform symbol scaling a thread-varying term ("height")
   // Pointers.
   bool isPtr = false;
@@ -70,6 +71,7 @@ struct Branch {
   Mask active;                 // threads evaluating the condition
   std::vector<int> path;       // per thread: path taken (0 = else/exit, 1 = then/continue, n = case)
   bool known = false, data = false, symbolic = false;
+  bool param = false;          // depends on a kernel parameter: bounds guards and the like are not judged
   bool isLoop = false;
   bool inLoop = false;         // inside a loop of the kernel
   bool thenWork = false, elseWork = false;  // the paths do real work

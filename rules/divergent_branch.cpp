@@ -55,7 +55,7 @@ void DivergentBranchRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   std::set<const clang::Stmt*> unknown;
   for (const auto& b : m.branches()) {
     if (!rc.inMainFile(b.stmt->getBeginLoc())) continue;
-    if (!b.known || b.data || b.symbolic) {
+    if (!b.known || b.data || b.param) {
       unknown.insert(b.stmt);  // data- or parameter-dependent: not judged (bounds guards, data branches)
       continue;
     }

@@ -16,7 +16,8 @@ struct Cost {
   const Access* a = nullptr;
   unsigned sectors = 0, ideal = 0, lanes = 0, warp = 0;
   bool random = false;
-  double ratio = 1.0;  // ideal / sectors
+  double ratio = 1.0;  // ideal / sectors (reported)
+  double judged = 1.0; // what the threshold applies to (a partial warp is judged as a full one)
 };
 }  // namespace
 
@@ -37,6 +38,9 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       c.lanes = static_cast<unsigned>(lanes.size());
       c.warp = w;
       c.ideal = static_cast<unsigned>((lanes.size() * a.elemSize + 31) / 32);
+      // A partial warp (one side of a branch) is judged against what a full warp's contiguous
+      // access would touch: the other lanes' sectors are usually fetched by the other path.
+      unsigned fullWarpIdeal = static_cast<unsigned>((32 * a.elemSize + 31) / 32);
       if (!a.known) {
         c.random = true;
         c.sectors = static_cast<unsigned>(lanes.size() * ((a.elemSize + 31) / 32));
@@ -47,19 +51,20 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
         c.sectors = static_cast<unsigned>(sec.size());
       }
       c.ratio = c.sectors ? static_cast<double>(c.ideal) / c.sectors : 1.0;
+      c.judged = c.random ? c.ratio : std::min(1.0, static_cast<double>(std::max(c.ideal, fullWarpIdeal)) / c.sectors);
       auto key = std::make_pair(a.expr, a.isWrite && !a.isRead);
       auto it = worst.find(key);
       if (it == worst.end()) {
         order.push_back(key);
         worst[key] = c;
-      } else if (c.ratio < it->second.ratio) {
+      } else if (c.judged < it->second.judged) {
         it->second = c;
       }
     }
   }
   for (const auto& key : order) {
     const Cost& c = worst[key];
-    if (!c.random && c.ratio > maxEfficiency + 1e-9) continue;
+    if (!c.random && c.judged > maxEfficiency + 1e-9) continue;
     const Access& a = *c.a;
     std::string what = rc.text(a.expr);
     std::string msg;

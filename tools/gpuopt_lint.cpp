@@ -161,8 +161,9 @@ int main(int argc, char** argv) {
   for (unsigned j = 1; j < jobs; ++j) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
-  for (auto& l : logs)
-    for (auto& line : l) std::cerr << "gpuopt-lint: " << line << "\n";
+  if (o.frontend.verbose)
+    for (auto& l : logs)
+      for (auto& line : l) std::cerr << "gpuopt-lint: " << line << "\n";
 
   // --fix: apply mechanical fixes.
   if (o.fix) {
