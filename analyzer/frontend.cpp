@@ -140,7 +140,7 @@ ParseCommand buildParseCommand(const std::string& file, const FrontendOptions& o
   ParseCommand pc;
   auto& a = pc.args;
   a = {"clang++", "-fsyntax-only", "-x", "cuda", "-resource-dir", resourceDir,
-       "--cuda-gpu-arch=" + o.gpuArch, "-Wno-unknown-cuda-version", "-w", "-ferror-limit=20"};
+       "--cuda-gpu-arch=" + o.gpuArch, "-Wno-unknown-cuda-version", "-w", "-ferror-limit=20", "-fno-caret-diagnostics"};
   bool hasStd = std::any_of(dbArgs.begin(), dbArgs.end(), [](const std::string& s) { return s.rfind("-std=", 0) == 0; }) ||
                 std::any_of(o.extraArgs.begin(), o.extraArgs.end(), [](const std::string& s) { return s.rfind("-std=", 0) == 0; });
   if (!hasStd) a.push_back("-std=c++17");

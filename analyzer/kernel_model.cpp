@@ -309,7 +309,7 @@ class Builder {
       std::string name = call->getMethodDecl() ? call->getMethodDecl()->getNameAsString() : "";
       std::string f = me->getMemberDecl()->getNameAsString();
       int axis = f == "x" ? 0 : f == "y" ? 1 : f == "z" ? 2 : -1;
-      if (axis >= 0 && groupKind(call->getImplicitObjectArgument()->getType()) != GroupKind::None) {
+      if (axis >= 0 && groupKind(call->getImplicitObjectArgument()->IgnoreImpCasts()->getType()) != GroupKind::None) {
         if (name == "thread_index") {
           Value v = constant(0);
           for (unsigned t = 0; t < N_; ++t) v.v[t] = axis == 0 ? m_.tx(t) : axis == 1 ? m_.ty(t) : m_.tz(t);
@@ -793,6 +793,7 @@ class Builder {
 
   Value evalMemberCall(const clang::CXXMemberCallExpr* mce) {
     const clang::Expr* obj = mce->getImplicitObjectArgument();
+    if (obj) obj = obj->IgnoreImpCasts();  // through derived-to-base casts: the group's own type
     auto* md = mce->getMethodDecl();
     std::string name = md ? md->getNameAsString() : "";
     GroupKind gk = obj ? groupKind(obj->getType()) : GroupKind::None;

@@ -170,8 +170,16 @@ void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const 
     std::string md = doc ? std::string(doc->markdown) : std::string();
     std::string full = docSection(md, "## What it does");
     if (full.empty()) full = std::string(info.summary);
+    // name: a readable identifier distinct from the id (SARIF1001), e.g. "BankConflict".
+    std::string name;
+    bool up = true;
+    for (char c : id) {
+      if (c == '-') { up = true; continue; }
+      name += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+      up = false;
+    }
     json r = {{"id", id},
-              {"name", id},
+              {"name", name},
               {"shortDescription", {{"text", std::string(info.summary)}}},
               {"fullDescription", {{"text", full}}},
               {"help", {{"text", md.empty() ? std::string(info.summary) : md}, {"markdown", md.empty() ? std::string(info.summary) : md}}},

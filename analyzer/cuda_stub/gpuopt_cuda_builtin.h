@@ -21,6 +21,7 @@
 #define CUDART_VERSION 12080
 #define __CUDACC__ 1
 
+struct uint3 { unsigned int x, y, z; };
 #include "__clang_cuda_builtin_vars.h"
 
 struct dim3 {

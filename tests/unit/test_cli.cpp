@@ -1,0 +1,217 @@
+// The binary end to end: exit codes, bad inputs, formats, compile_commands.json, CUDA modes.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+#include "test_util.h"
+
+using namespace gpuopt::test;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kClean =
+    "__global__ void k(float* a, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) a[i] = a[i] * 2.0f;\n"
+    "}\n";
+const std::string kStrided =
+    "__global__ void k(float* a) {\n"
+    "  int i = threadIdx.x;\n"
+    "  a[i] = a[32 * i];\n"
+    "}\n";
+std::string fixture(const std::string& n) { return std::string(GPUOPT_SOURCE_DIR) + "/tests/fixtures/" + n; }
+}  // namespace
+
+TEST(Cli, ExitCodesCleanFindingsAndErrors) {
+  std::string d = tempDir("exit");
+  writeFile(d + "/clean.cu", kClean);
+  writeFile(d + "/bad.cu", kStrided);
+  auto r = runLint("clean.cu", d);
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+  r = runLint("bad.cu", d);
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.out.find("bad.cu:3:10: warning: uncoalesced global load 'a[32 * i]'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[uncoalesced-access]"), std::string::npos);
+  r = runLint("--bogus-flag clean.cu", d);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("unknown option '--bogus-flag'"), std::string::npos) << r.err;
+  r = runLint("", d);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("no input files"), std::string::npos);
+}
+
+TEST(Cli, BadInputsAreClearErrorsAndOtherFilesStillAnalysed) {
+  std::string d = tempDir("badin");
+  writeFile(d + "/bad.cu", kStrided);
+  writeFile(d + "/syntax.cu", "__global__ void k(float* a) {\n  a[0] = ;\n}\n");
+  writeFile(d + "/notcuda.py", "print('hi')\n");
+  writeFile(d + "/huge.cu", std::string(4096, ' ') + kClean);
+  {
+    std::ofstream b(d + "/blob.cu", std::ios::binary);
+    b << "\x7f" << "ELF" << '\0' << '\0' << "junk";
+  }
+  fs::create_directories(d + "/dir.cu");
+  auto r = runLint("missing.cu syntax.cu notcuda.py blob.cu dir.cu bad.cu --max-file-size 100000", d);
+  EXPECT_EQ(r.rc, 2) << "an input that could not be analysed wins over findings";
+  EXPECT_NE(r.out.find("missing.cu: error: no such file"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("syntax.cu: error: could not be parsed as CUDA"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("syntax.cu:2:10: error: expected expression"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("notcuda.py: error: not a CUDA source file"), std::string::npos);
+  EXPECT_NE(r.out.find("blob.cu: error: binary file"), std::string::npos);
+  EXPECT_NE(r.out.find("dir.cu: error: is a directory"), std::string::npos);
+  EXPECT_NE(r.out.find("bad.cu:3:10: warning"), std::string::npos) << "the good file is still reported";
+  // Output in input order.
+  EXPECT_LT(r.out.find("missing.cu"), r.out.find("syntax.cu"));
+  EXPECT_LT(r.out.find("dir.cu"), r.out.find("bad.cu:3"));
+  r = runLint("huge.cu --max-file-size 1000", d);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.out.find("huge.cu: error: file too large"), std::string::npos) << r.out;
+}
+
+TEST(Cli, ListExplainAndRuleSelection) {
+  auto r = runLint("--list-rules");
+  EXPECT_EQ(r.rc, 0);
+  for (const char* id : {"divergent-branch", "uncoalesced-access", "missing-syncthreads", "bank-conflict",
+                         "pageable-memcpy", "unsafe-warp-reduce", "barrier-divergence"})
+    EXPECT_NE(r.out.find(id), std::string::npos) << id;
+  r = runLint("--explain bank-conflict");
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_NE(r.out.find("## Why is this bad?"), std::string::npos);
+  r = runLint("--explain nope");
+  EXPECT_EQ(r.rc, 2);
+  std::string f = fixture("bank_conflict.cu");
+  r = runLint("--disable=bank-conflict '" + f + "'");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  r = runLint("--rules=bank-* '" + f + "'");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out.find("[missing-syncthreads]"), std::string::npos);
+}
+
+TEST(Cli, ManyFilesInInputOrderAlsoInParallel) {
+  std::vector<std::string> files = {"uncoalesced_access.cu", "bank_conflict.cu", "divergent_branch.cu",
+                                    "missing_syncthreads.cu"};
+  std::string args;
+  for (auto& f : files) args += " '" + fixture(f) + "'";
+  auto serial = runLint("-j 1 --format json" + args);
+  auto parallel = runLint("-j 4 --format json" + args);
+  EXPECT_EQ(serial.rc, 1);
+  EXPECT_EQ(serial.out, parallel.out);
+  auto j = nlohmann::json::parse(parallel.out);
+  ASSERT_EQ(j["files"].size(), files.size());
+  for (size_t i = 0; i < files.size(); ++i)
+    EXPECT_NE(j["files"][i]["file"].get<std::string>().find(files[i]), std::string::npos);
+}
+
+TEST(Cli, CompileCommandsJsonFlagsAreUsed) {
+  std::string d = tempDir("ccdb");
+  writeFile(d + "/src/k.cu",
+            "#ifndef STRIDE\n#define STRIDE 1\n#endif\n__global__ void k(float* a) { a[threadIdx.x] = a[STRIDE * threadIdx.x]; }\n");
+  auto r = runLint("src/k.cu", d);
+  EXPECT_EQ(r.rc, 0) << r.out;
+  writeFile(d + "/compile_commands.json",
+            "[{\"directory\": \"" + d + "\", \"file\": \"src/k.cu\", \"command\": \"/usr/local/cuda/bin/nvcc -arch=sm_80 "
+            "--expt-relaxed-constexpr -DSTRIDE=32 -Iinclude -c src/k.cu -o k.o\"}]");
+  r = runLint("--verbose src/k.cu", d);
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("dropped (not for Clang): --expt-relaxed-constexpr"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("-DSTRIDE=32"), std::string::npos) << r.err;
+  // -p DIR points at it explicitly; -- adds arguments.
+  std::string e = tempDir("ccdb2");
+  writeFile(e + "/k.cu", readFile(d + "/src/k.cu"));
+  r = runLint("k.cu -- -DSTRIDE=16", e);
+  EXPECT_EQ(r.rc, 1) << r.out;
+}
+
+TEST(Cli, BundledHeaderAndToolkitFindTheSame) {
+  std::string f = fixture("missing_syncthreads.cu");
+  auto bundled = runLint("--no-cuda --format json '" + f + "'");
+  EXPECT_EQ(bundled.rc, 1) << bundled.out;
+  auto v = runLint("--no-cuda --verbose '" + f + "'");
+  EXPECT_NE(v.err.find("-nocudainc"), std::string::npos);
+  if (!fs::exists("/usr/local/cuda/include/cuda_runtime.h")) GTEST_SKIP() << "no CUDA toolkit on this machine";
+  auto toolkit = runLint("--cuda-path /usr/local/cuda --format json '" + f + "'");
+  EXPECT_EQ(toolkit.rc, 1);
+  auto strip = [](const std::string& s) {
+    auto j = nlohmann::json::parse(s);
+    std::vector<std::pair<int, std::string>> v;
+    for (auto& x : j["files"][0]["findings"]) v.emplace_back(x["location"]["line"].get<int>(), x["ruleId"].get<std::string>());
+    return v;
+  };
+  EXPECT_EQ(strip(bundled.out), strip(toolkit.out));
+}
+
+TEST(Cli, ResourceDirOverrideIsChecked) {
+  auto r = runLint("--resource-dir /nonexistent '" + fixture("nolint.cu") + "'");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("__clang_cuda_runtime_wrapper.h"), std::string::npos) << r.err;
+}
+
+TEST(Cli, SarifAndGithubFormatsFromTheBinary) {
+  std::string d = tempDir("fmt");
+  writeFile(d + "/sub/bad.cu", kStrided);
+  auto r = runLint("--format sarif sub/bad.cu", d);
+  EXPECT_EQ(r.rc, 1);
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "sub/bad.cu");
+  r = runLint("--format github sub/bad.cu", d);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out.rfind("::warning file=sub/bad.cu,line=3,col=10", 0), 0u) << r.out;
+}
+
+TEST(Cli, ConfigFileAndDumpConfig) {
+  std::string d = tempDir("cfg");
+  writeFile(d + "/bad.cu", kStrided);
+  writeFile(d + "/.gpuopt-lint.yaml", "severity: {uncoalesced-access: error}\n");
+  auto r = runLint("bad.cu", d);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("error: uncoalesced global load"), std::string::npos) << r.out;
+  writeFile(d + "/.gpuopt-lint.yaml", "fail-on: error\n");
+  r = runLint("bad.cu", d);
+  EXPECT_EQ(r.rc, 0) << "warnings below the fail threshold do not fail";
+  EXPECT_NE(r.out.find("warning:"), std::string::npos);
+  r = runLint("--fail-on warning bad.cu", d);
+  EXPECT_EQ(r.rc, 1) << "command line wins";
+  r = runLint("--dump-config bad.cu", d);
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_NE(r.out.find("fail-on: error"), std::string::npos) << r.out;
+  writeFile(d + "/.gpuopt-lint.yaml", "block-dim: [64, 64]\n");
+  r = runLint("bad.cu", d);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.out.find(".gpuopt-lint.yaml:1:"), std::string::npos) << r.out;
+}
+
+TEST(Cli, FixPadsSharedArrayAndTheFindingIsGone) {
+  std::string d = tempDir("fix");
+  std::string src = readFile(fixture("bank_conflict.cu"));
+  writeFile(d + "/t.cu", src);
+  auto dry = runLint("--fix --dry-run --rules=bank-conflict t.cu", d);
+  EXPECT_NE(dry.out.find("+  __shared__ float mat[BLOCK_SIZE][BLOCK_SIZE + 1];"), std::string::npos) << dry.out;
+  EXPECT_EQ(readFile(d + "/t.cu"), src) << "--dry-run changes nothing";
+  auto r = runLint("--fix --rules=bank-conflict t.cu", d);
+  EXPECT_EQ(r.rc, 1);
+  std::string fixed = readFile(d + "/t.cu");
+  EXPECT_NE(fixed.find("__shared__ float mat[BLOCK_SIZE][BLOCK_SIZE + 1];"), std::string::npos);
+  auto after = runLint("--rules=bank-conflict --format json t.cu", d);
+  auto j = nlohmann::json::parse(after.out);
+  for (auto& f : j["files"][0]["findings"]) EXPECT_NE(f["location"]["line"], 12) << "the transpose conflict is fixed";
+  EXPECT_EQ(j["files"][0]["errors"].size(), 0u) << "the fixed file still parses";
+}
+
+TEST(Cli, DemoWithoutGpuIsAClearErrorWithItsOwnExitCode) {
+  auto r = runLint("--demo list");
+  if (!GPUOPT_HAVE_CUDA_DEMOS) {
+    EXPECT_EQ(r.rc, 3);
+    EXPECT_NE(r.err.find("built without the CUDA toolkit"), std::string::npos);
+    return;
+  }
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_NE(r.out.find("bank-conflict"), std::string::npos);
+  r = runLint("--demo no-such-demo");
+  EXPECT_EQ(r.rc, 2);
+  r = runLint("--demo bank-conflict");
+  if (fs::exists("/dev/nvidiactl")) GTEST_SKIP() << "a GPU is present; the no-GPU path is not testable here";
+  EXPECT_EQ(r.rc, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("no CUDA GPU available"), std::string::npos) << r.err;
+}

@@ -1,0 +1,422 @@
+// Units of the Clang-free core.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "analyzer/cli.h"
+#include "analyzer/config.h"
+#include "analyzer/embedded_docs.h"
+#include "analyzer/fix.h"
+#include "analyzer/frontend.h"
+#include "analyzer/output.h"
+#include "analyzer/rule_info.h"
+#include "analyzer/suppression.h"
+
+using namespace gpuopt;
+namespace fs = std::filesystem;
+
+namespace {
+Diagnostic diag(const std::string& rule, unsigned line, const std::string& file = "a.cu") {
+  Diagnostic d;
+  d.ruleId = rule;
+  d.span.begin = {file, line, 3};
+  d.span.endLine = line;
+  d.span.endCol = 9;
+  d.message = "msg for " + rule;
+  return d;
+}
+std::string tmp(const std::string& name) {
+  auto d = fs::temp_directory_path() / ("gpuopt-core-" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return (d / name).string();
+}
+void write(const std::string& p, const std::string& t) {
+  fs::create_directories(fs::path(p).parent_path());
+  std::ofstream(p) << t;
+}
+}  // namespace
+
+// ---- suppression ----------------------------------------------------------------------------
+TEST(Glob, Matches) {
+  EXPECT_TRUE(globMatch("bank-conflict", "bank-conflict"));
+  EXPECT_TRUE(globMatch("bank-*", "bank-conflict"));
+  EXPECT_TRUE(globMatch("*", "divergent-branch"));
+  EXPECT_FALSE(globMatch("bank-*", "barrier-divergence"));
+  EXPECT_TRUE(globMatch("*-divergence", "barrier-divergence"));
+}
+
+TEST(Suppression, NolintForms) {
+  std::vector<std::string> lines = {
+      "x; // NOLINT",                                   // 1: all rules
+      "x; // NOLINT(bank-conflict)",                    // 2: listed rule
+      "// NOLINTNEXTLINE(uncoalesced-*, bank-conflict)",  // 3
+      "x;",                                             // 4: suppressed by 3
+      "// NOLINTBEGIN(divergent-branch)",               // 5
+      "x;",                                             // 6
+      "// NOLINTEND(divergent-branch)",                 // 7
+      "x;",                                             // 8
+      "NOLINT outside a comment",                       // 9: not a marker
+  };
+  std::vector<Diagnostic> d = {diag("uncoalesced-access", 1), diag("uncoalesced-access", 2), diag("bank-conflict", 2),
+                               diag("uncoalesced-access", 4), diag("divergent-branch", 4), diag("divergent-branch", 6),
+                               diag("bank-conflict", 6), diag("divergent-branch", 8), diag("bank-conflict", 9)};
+  applySuppressions("a.cu", lines, d);
+  std::vector<std::pair<unsigned, std::string>> kept;
+  for (auto& x : d) kept.emplace_back(x.span.begin.line, x.ruleId);
+  std::vector<std::pair<unsigned, std::string>> want = {
+      {2, "uncoalesced-access"}, {4, "divergent-branch"}, {6, "bank-conflict"}, {8, "divergent-branch"}, {9, "bank-conflict"}};
+  EXPECT_EQ(kept, want);
+}
+
+TEST(Suppression, UnpairedBeginEndReported) {
+  std::vector<std::string> lines = {"// NOLINTBEGIN(bank-conflict)", "x;", "// NOLINTEND(uncoalesced-access)"};
+  std::vector<Diagnostic> d;
+  applySuppressions("a.cu", lines, d);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].ruleId, "nolint-unpaired");
+  EXPECT_NE(d[0].message.find("NOLINTEND"), std::string::npos);
+  EXPECT_EQ(d[0].span.begin.line, 3u);
+  EXPECT_NE(d[1].message.find("NOLINTBEGIN"), std::string::npos);
+  EXPECT_EQ(d[1].span.begin.line, 1u);
+}
+
+// ---- rule registry and docs -------------------------------------------------------------------
+TEST(Registry, FixedIdsAndEveryRuleHasItsDoc) {
+  std::vector<std::string> ids;
+  for (const auto& r : allRuleInfos()) ids.emplace_back(r.id);
+  std::vector<std::string> want = {"divergent-branch", "uncoalesced-access", "missing-syncthreads", "bank-conflict",
+                                   "pageable-memcpy", "unsafe-warp-reduce", "barrier-divergence"};
+  EXPECT_EQ(ids, want);
+  for (const auto& r : allRuleInfos()) {
+    EXPECT_TRUE(std::regex_match(std::string(r.id), std::regex("[a-z]+(-[a-z]+)*"))) << r.id;
+    EXPECT_EQ(r.demo, r.id) << "demo name is the rule id";
+    const EmbeddedDoc* doc = findRuleDoc(r.id);
+    ASSERT_NE(doc, nullptr) << "docs/rules/" << r.id << ".md missing";
+    std::string md(doc->markdown);
+    for (const char* section : {"## What it does", "## Why is this bad?", "## Example", "## Use instead",
+                                "## Measured impact", "## Limits"})
+      EXPECT_NE(md.find(section), std::string::npos) << r.id << " lacks " << section;
+    EXPECT_TRUE(fs::exists(std::string(GPUOPT_SOURCE_DIR) + "/docs/rules/" + std::string(r.id) + ".md"));
+  }
+}
+
+// ---- output formats ---------------------------------------------------------------------------
+namespace {
+std::vector<FileResult> sampleResults(const std::string& dir) {
+  FileResult r;
+  r.file = dir + "/src/k.cu";
+  Diagnostic d = diag("bank-conflict", 12, r.file);
+  d.severity = Severity::Warning;
+  d.notes.push_back({{{r.file, 3, 5}, 3, 20}, "declared here"});
+  d.fixHint = "pad it";
+  FixIt fx;
+  fx.span = {{r.file, 3, 22}, 3, 23};
+  fx.replacement = "32 + 1";
+  d.fixIts.push_back(fx);
+  d.demo = "bank-conflict";
+  r.diags.push_back(d);
+  FileResult bad;
+  bad.file = dir + "/src/broken.cu";
+  bad.errors.push_back({bad.file, "could not be parsed as CUDA"});
+  return {r, bad};
+}
+}  // namespace
+
+TEST(Output, SarifHasRulesResultsAndRelativePaths) {
+  OutputContext oc;
+  oc.cwd = "/work/proj";
+  oc.toolVersion = "9.9";
+  oc.docsBaseUri = "https://example.org/docs/rules/";
+  std::ostringstream os;
+  writeSarif(os, sampleResults("/work/proj"), oc);
+  auto j = nlohmann::json::parse(os.str());
+  EXPECT_EQ(j["version"], "2.1.0");
+  EXPECT_TRUE(j.contains("$schema"));
+  auto& run = j["runs"][0];
+  auto& rules = run["tool"]["driver"]["rules"];
+  ASSERT_EQ(rules.size(), allRuleInfos().size());
+  for (auto& r : rules) {
+    for (const char* key : {"id", "name", "shortDescription", "fullDescription", "help", "helpUri"})
+      EXPECT_TRUE(r.contains(key)) << key;
+    EXPECT_EQ(r["helpUri"], "https://example.org/docs/rules/" + r["id"].get<std::string>() + ".md");
+    EXPECT_FALSE(r["fullDescription"]["text"].get<std::string>().empty());
+  }
+  ASSERT_EQ(run["results"].size(), 1u);
+  auto& res = run["results"][0];
+  EXPECT_EQ(res["ruleId"], "bank-conflict");
+  EXPECT_EQ(res["level"], "warning");
+  EXPECT_EQ(rules[res["ruleIndex"].get<int>()]["id"], "bank-conflict");
+  auto& loc = res["locations"][0]["physicalLocation"];
+  EXPECT_EQ(loc["artifactLocation"]["uri"], "src/k.cu");
+  EXPECT_EQ(loc["region"]["startLine"], 12);
+  EXPECT_EQ(loc["region"]["startColumn"], 3);
+  EXPECT_EQ(loc["region"]["endLine"], 12);
+  EXPECT_EQ(loc["region"]["endColumn"], 10);  // exclusive
+  EXPECT_EQ(res["relatedLocations"][0]["message"]["text"], "declared here");
+  EXPECT_EQ(res["fixes"][0]["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"], "32 + 1");
+  EXPECT_EQ(run["invocations"][0]["executionSuccessful"], false);
+  EXPECT_EQ(run["invocations"][0]["toolExecutionNotifications"][0]["level"], "error");
+}
+
+TEST(Output, SarifWithNoFindingsIsValidShape) {
+  OutputContext oc;
+  oc.cwd = "/w";
+  std::ostringstream os;
+  writeSarif(os, {}, oc);
+  auto j = nlohmann::json::parse(os.str());
+  EXPECT_TRUE(j["runs"][0]["results"].empty());
+  EXPECT_EQ(j["runs"][0]["invocations"][0]["executionSuccessful"], true);
+}
+
+TEST(Output, JsonCarriesEverything) {
+  OutputContext oc;
+  oc.cwd = "/work/proj";
+  std::ostringstream os;
+  writeJson(os, sampleResults("/work/proj"), oc);
+  auto j = nlohmann::json::parse(os.str());
+  auto& f = j["files"][0]["findings"][0];
+  EXPECT_EQ(j["files"][0]["file"], "src/k.cu");
+  EXPECT_EQ(f["ruleId"], "bank-conflict");
+  EXPECT_EQ(f["location"]["line"], 12);
+  EXPECT_EQ(f["notes"][0]["message"], "declared here");
+  EXPECT_EQ(f["fix"], "pad it");
+  EXPECT_EQ(f["demo"], "bank-conflict");
+  EXPECT_EQ(j["files"][1]["errors"][0]["message"], "could not be parsed as CUDA");
+}
+
+TEST(Output, GithubEscaping) {
+  EXPECT_EQ(githubEscapeData("50% a\r\nb"), "50%25 a%0D%0Ab");
+  EXPECT_EQ(githubEscapeProperty("a:b,c%"), "a%3Ab%2Cc%25");
+  OutputContext oc;
+  oc.cwd = "/work/proj";
+  std::ostringstream os;
+  auto results = sampleResults("/work/proj");
+  results[0].diags[0].message = "100% bad, really: yes";
+  writeGithub(os, results, oc);
+  std::string s = os.str();
+  EXPECT_NE(s.find("::warning file=src/k.cu,line=12,col=3,endLine=12,endColumn=9,title=gpuopt-lint bank-conflict::100%25 bad, really: yes"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("::error file=src/broken.cu"), std::string::npos);
+}
+
+TEST(Output, TextIsClangStyleWithCaret) {
+  std::string dir = fs::path(tmp("text/x")).parent_path().string();
+  std::string file = dir + "/k.cu";
+  write(file, "line one\n  float x = tile[ty][tx];\n");
+  FileResult r;
+  r.file = file;
+  Diagnostic d = diag("bank-conflict", 2, file);
+  d.span.begin.col = 13;
+  d.span.endCol = 24;
+  d.notes.push_back({{{file, 1, 1}, 1, 4}, "a note"});
+  d.fixHint = "pad the tile";
+  r.diags.push_back(d);
+  OutputContext oc;
+  SourceCache sc;
+  std::ostringstream os;
+  writeText(os, {r}, oc, sc);
+  std::string s = os.str();
+  EXPECT_NE(s.find(file + ":2:13: warning: msg for bank-conflict [bank-conflict]"), std::string::npos) << s;
+  EXPECT_NE(s.find("    2 |   float x = tile[ty][tx];"), std::string::npos) << s;
+  EXPECT_NE(s.find("      |             ^~~~~~~~~~~"), std::string::npos) << s;
+  EXPECT_NE(s.find(file + ":1:1: note: a note"), std::string::npos);
+  EXPECT_NE(s.find("fix: pad the tile"), std::string::npos);
+  EXPECT_EQ(s.find("\033["), std::string::npos) << "no color unless asked";
+  oc.color = true;
+  std::ostringstream os2;
+  writeText(os2, {r}, oc, sc);
+  EXPECT_NE(os2.str().find("\033["), std::string::npos);
+}
+
+// ---- command line -----------------------------------------------------------------------------
+TEST(Cli, ParsesOptionsAndRejectsBadOnes) {
+  CliOptions o;
+  std::string err;
+  ASSERT_TRUE(parseCommandLine({"a.cu", "--format=sarif", "--rules=bank-*", "--block-dim", "16,16", "-j", "3", "b.cu",
+                                "--", "-DX=1"},
+                               o, err))
+      << err;
+  EXPECT_EQ(o.files, (std::vector<std::string>{"a.cu", "b.cu"}));
+  EXPECT_EQ(o.format, OutputFormat::Sarif);
+  EXPECT_EQ(o.blockDim[0], 16u);
+  EXPECT_EQ(o.blockDim[1], 16u);
+  EXPECT_EQ(o.jobs, 3u);
+  EXPECT_EQ(o.frontend.extraArgs, (std::vector<std::string>{"-DX=1"}));
+  auto bad = [](std::vector<std::string> args, const std::string& expect) {
+    CliOptions x;
+    std::string e;
+    EXPECT_FALSE(parseCommandLine(args, x, e));
+    EXPECT_NE(e.find(expect), std::string::npos) << e;
+  };
+  bad({"--bogus"}, "unknown option '--bogus'");
+  bad({"--format", "xml"}, "unknown --format");
+  bad({"--rules=no-such-rule"}, "unknown rule 'no-such-rule'");
+  bad({"--block-dim", "0"}, "--block-dim");
+  bad({"--block-dim", "64,64"}, "more than 1024");
+  bad({"--color", "sometimes"}, "--color");
+  bad({"--dry-run"}, "--dry-run goes with --fix");
+  bad({"-p"}, "needs a value");
+}
+
+// ---- configuration ----------------------------------------------------------------------------
+TEST(Config, NearestFileWinsAndCommandLineWinsOverIt) {
+  std::string root = fs::path(tmp("cfg/x")).parent_path().string();
+  write(root + "/.gpuopt-lint.yaml",
+        "rules: ['*', '-divergent-branch']\nblock-dim: [16, 16]\nseverity: {bank-conflict: error}\nfail-on: warning\n"
+        "options: {bank-conflict: {min-ways: 4}}\ncompiler-args: ['-DA=1']\nexclude: ['gen/*']\n");
+  write(root + "/sub/.gpuopt-lint.yaml", "rules: ['bank-conflict']\n");
+  CliOptions cli;
+  std::string err;
+  ResolvedOptions r;
+  ASSERT_TRUE(resolveOptions(cli, root + "/k.cu", r, err)) << err;
+  EXPECT_EQ(r.analysis.enabledRules.count("divergent-branch"), 0u);
+  EXPECT_EQ(r.analysis.enabledRules.count("bank-conflict"), 1u);
+  EXPECT_EQ(r.analysis.model.blockX, 16u);
+  EXPECT_EQ(r.analysis.model.blockY, 16u);
+  EXPECT_EQ(r.severities["bank-conflict"], Severity::Error);
+  EXPECT_EQ(r.failOn, Severity::Warning);
+  EXPECT_EQ(r.analysis.model.ruleOption("bank-conflict", "min-ways", 2), 4);
+  EXPECT_EQ(r.analysis.frontend.extraArgs, (std::vector<std::string>{"-DA=1"}));
+  EXPECT_FALSE(r.excluded);
+  ASSERT_TRUE(resolveOptions(cli, root + "/gen/x.cu", r, err));
+  EXPECT_TRUE(r.excluded);
+  ASSERT_TRUE(resolveOptions(cli, root + "/sub/k.cu", r, err));  // nearest wins
+  EXPECT_EQ(r.analysis.enabledRules, (std::set<std::string>{"bank-conflict"}));
+  ASSERT_TRUE(parseCommandLine({"--rules=divergent-branch", "--block-dim=64"}, cli, err));
+  ASSERT_TRUE(resolveOptions(cli, root + "/k.cu", r, err));
+  EXPECT_EQ(r.analysis.enabledRules, (std::set<std::string>{"divergent-branch"}));
+  EXPECT_EQ(r.analysis.model.blockX, 64u);
+  EXPECT_TRUE(r.analysis.model.blockDimGiven);
+  std::string dump = dumpConfig(r);
+  EXPECT_NE(dump.find("block-dim: [64, 1, 1]"), std::string::npos) << dump;
+}
+
+TEST(Config, BadFileIsAClearErrorWithItsLine) {
+  std::string p = tmp("bad/.gpuopt-lint.yaml");
+  write(p, "rules: ['*']\nseverity:\n  bank-conflict: loud\n");
+  ResolvedOptions r;
+  std::string err;
+  EXPECT_FALSE(loadConfigFile(p, r, err));
+  EXPECT_NE(err.find(p + ":3:"), std::string::npos) << err;
+  EXPECT_NE(err.find("severity must be note, warning or error"), std::string::npos) << err;
+  write(p, "rules: [unclosed\n");
+  EXPECT_FALSE(loadConfigFile(p, r, err));
+  EXPECT_NE(err.find(p + ":"), std::string::npos) << err;
+  write(p, "colour: red\n");
+  EXPECT_FALSE(loadConfigFile(p, r, err));
+  EXPECT_NE(err.find("unknown key 'colour'"), std::string::npos) << err;
+  write(p, "rules: ['no-such-rule']\n");
+  EXPECT_FALSE(loadConfigFile(p, r, err));
+  EXPECT_NE(err.find("unknown rule"), std::string::npos) << err;
+}
+
+// ---- fixes --------------------------------------------------------------------------------------
+TEST(Fix, AppliesEditsOnceAndAtomically) {
+  std::string text = "__shared__ float t[32][32];\nint x;\n";
+  Diagnostic d;
+  FixIt fx;
+  fx.span = {{"f.cu", 1, 24}, 1, 25};
+  fx.replacement = "32 + 1";
+  d.fixIts = {fx};
+  unsigned n = 0;
+  EXPECT_EQ(applyFixesToText(text, {d, d}, &n), "__shared__ float t[32][32 + 1];\nint x;\n");
+  EXPECT_EQ(n, 1u);
+  std::string p = tmp("fix/f.cu");
+  write(p, text);
+  std::string err;
+  std::ostringstream diff;
+  ASSERT_TRUE(applyFixes(p, {d}, true, diff, err));
+  EXPECT_NE(diff.str().find("+__shared__ float t[32][32 + 1];"), std::string::npos);
+  EXPECT_EQ(std::ifstream(p).rdbuf() ? true : false, true);
+  {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    EXPECT_EQ(ss.str(), text) << "dry run writes nothing";
+  }
+  ASSERT_TRUE(applyFixes(p, {d}, false, diff, err)) << err;
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), "__shared__ float t[32][32 + 1];\nint x;\n");
+  for (auto& e : fs::directory_iterator(fs::path(p).parent_path()))
+    EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << "temp file left: " << e.path();
+}
+
+// ---- front-end helpers --------------------------------------------------------------------------
+TEST(Frontend, InputChecks) {
+  std::string dir = fs::path(tmp("in/x")).parent_path().string();
+  fs::create_directories(dir);
+  EXPECT_EQ(checkInputFile(dir + "/missing.cu", 1 << 20).value_or(""), "no such file");
+  EXPECT_NE(checkInputFile(dir, 1 << 20).value_or("").find("is a directory"), std::string::npos);
+  write(dir + "/a.py", "print(1)\n");
+  EXPECT_NE(checkInputFile(dir + "/a.py", 1 << 20).value_or("").find("not a CUDA source file"), std::string::npos);
+  {
+    std::ofstream b(dir + "/bin.cu", std::ios::binary);
+    b << "abc" << '\0' << "def";
+  }
+  EXPECT_NE(checkInputFile(dir + "/bin.cu", 1 << 20).value_or("").find("binary file"), std::string::npos);
+  write(dir + "/big.cu", std::string(2000, 'x'));
+  EXPECT_NE(checkInputFile(dir + "/big.cu", 1000).value_or("").find("file too large"), std::string::npos);
+  write(dir + "/ok.cuh", "__global__ void k() {}\n");
+  EXPECT_FALSE(checkInputFile(dir + "/ok.cuh", 1 << 20).has_value());
+}
+
+TEST(Frontend, CompileCommandFilterKeepsClangFlagsOnly) {
+  std::vector<std::string> dropped;
+  auto kept = filterCompileCommand({"/usr/local/cuda/bin/nvcc", "-I", "inc", "-Iinc2", "-DTILE=32", "-arch=sm_80",
+                                    "-gencode", "arch=compute_80,code=sm_80", "--expt-relaxed-constexpr", "-Xcompiler",
+                                    "-fopenmp", "-std=c++17", "-isystem", "/opt/x", "-O3", "-c", "k.cu", "-o", "k.o"},
+                                   dropped);
+  EXPECT_EQ(kept, (std::vector<std::string>{"-I", "inc", "-Iinc2", "-DTILE=32", "-std=c++17", "-isystem", "/opt/x"}));
+  std::string all;
+  for (auto& d : dropped) all += d + ";";
+  EXPECT_NE(all.find("-arch=sm_80"), std::string::npos);
+  EXPECT_NE(all.find("-gencode arch=compute_80,code=sm_80"), std::string::npos);
+  EXPECT_NE(all.find("--expt-relaxed-constexpr"), std::string::npos);
+  EXPECT_NE(all.find("-Xcompiler -fopenmp"), std::string::npos);
+}
+
+TEST(Frontend, CudaPathSearchOrderAndDefaults) {
+  std::string fake = fs::path(tmp("cuda/include/cuda_runtime.h")).parent_path().parent_path().string();
+  write(fake + "/include/cuda_runtime.h", "\n");
+  FrontendOptions o;
+  o.cudaPath = fake;
+  EXPECT_EQ(findCudaPath(o), fake);
+  o.noCuda = true;
+  EXPECT_EQ(findCudaPath(o), "");
+  o = {};
+  setenv("CUDA_PATH", fake.c_str(), 1);
+  std::string savedPath = getenv("PATH") ? getenv("PATH") : "";
+  EXPECT_EQ(findCudaPath(o), fake);
+  unsetenv("CUDA_PATH");
+  auto pc = buildParseCommand("k.cu", o, "/res", "", {});
+  auto has = [&](const std::string& a) { return std::find(pc.args.begin(), pc.args.end(), a) != pc.args.end(); };
+  EXPECT_TRUE(pc.bundledCuda);
+  EXPECT_TRUE(has("-nocudainc"));
+  EXPECT_TRUE(has("--cuda-host-only"));
+  EXPECT_TRUE(has("-std=c++17"));
+  EXPECT_TRUE(has("--cuda-gpu-arch=sm_90"));
+  EXPECT_TRUE(has("-Wno-unknown-cuda-version"));
+  pc = buildParseCommand("k.cu", o, "/res", fake, {"-std=c++20"});
+  EXPECT_FALSE(pc.bundledCuda);
+  EXPECT_TRUE(has("--cuda-device-only"));
+  EXPECT_TRUE(has("--cuda-path=" + fake));
+  EXPECT_FALSE(has("-std=c++17")) << "the compile database's -std wins";
+  EXPECT_EQ(pc.args.back(), "k.cu");
+}
+
+TEST(Frontend, ResourceDirIsCheckedWithAClearError) {
+  FrontendOptions o;
+  o.resourceDir = "/nonexistent/clang";
+  std::string err;
+  EXPECT_EQ(findResourceDir(o, err), "");
+  EXPECT_NE(err.find("__clang_cuda_runtime_wrapper.h"), std::string::npos) << err;
+  EXPECT_NE(err.find("--resource-dir"), std::string::npos) << err;
+}

@@ -1,0 +1,80 @@
+// Annotated fixtures: every "// expect: rule-id" line must get exactly that finding; any other
+// finding fails. Each fixture runs with the bundled CUDA header and, when present, the toolkit.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <regex>
+#include <set>
+
+#include "test_util.h"
+
+using namespace gpuopt::test;
+namespace fs = std::filesystem;
+
+namespace {
+std::vector<std::string> fixtures() {
+  std::vector<std::string> v;
+  for (auto& e : fs::directory_iterator(std::string(GPUOPT_SOURCE_DIR) + "/tests/fixtures"))
+    if (e.path().extension() == ".cu") v.push_back(e.path().filename().string());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+using Findings = std::set<std::pair<int, std::string>>;
+
+Findings expected(const std::string& path) {
+  Findings f;
+  std::istringstream in(readFile(path));
+  std::string line;
+  static const std::regex re(R"(expect: ([a-z-]+(\s*,\s*[a-z-]+)*))");
+  for (int n = 1; std::getline(in, line); ++n) {
+    std::smatch m;
+    if (!std::regex_search(line, m, re)) continue;
+    std::stringstream ids(m[1].str());
+    for (std::string id; std::getline(ids, id, ',');) {
+      id.erase(0, id.find_first_not_of(' '));
+      f.emplace(n, id);
+    }
+  }
+  return f;
+}
+
+Findings actual(const std::string& json) {
+  Findings f;
+  auto j = nlohmann::json::parse(json);
+  for (auto& x : j["files"][0]["findings"]) f.emplace(x["location"]["line"].get<int>(), x["ruleId"].get<std::string>());
+  EXPECT_TRUE(j["files"][0]["errors"].empty()) << j["files"][0]["errors"].dump();
+  return f;
+}
+
+std::string describe(const Findings& f) {
+  std::string s;
+  for (auto& [l, r] : f) s += "  line " + std::to_string(l) + ": " + r + "\n";
+  return s.empty() ? "  (none)\n" : s;
+}
+
+class Fixture : public ::testing::TestWithParam<std::tuple<std::string, bool>> {};
+}  // namespace
+
+TEST_P(Fixture, FindingsMatchAnnotations) {
+  auto [name, toolkit] = GetParam();
+  if (toolkit && !fs::exists("/usr/local/cuda/include/cuda_runtime.h")) GTEST_SKIP() << "no CUDA toolkit here";
+  std::string path = std::string(GPUOPT_SOURCE_DIR) + "/tests/fixtures/" + name;
+  auto r = runLint(std::string(toolkit ? "--cuda-path /usr/local/cuda" : "--no-cuda") + " --format json '" + path + "'");
+  ASSERT_TRUE(r.rc == 0 || r.rc == 1) << r.out << r.err;
+  Findings want = expected(path), got = actual(r.out);
+  Findings missing, unexpected;
+  std::set_difference(want.begin(), want.end(), got.begin(), got.end(), std::inserter(missing, missing.end()));
+  std::set_difference(got.begin(), got.end(), want.begin(), want.end(), std::inserter(unexpected, unexpected.end()));
+  EXPECT_TRUE(missing.empty()) << name << ": expected but not reported:\n" << describe(missing);
+  EXPECT_TRUE(unexpected.empty()) << name << ": reported but not expected:\n" << describe(unexpected);
+  EXPECT_EQ(r.rc, want.empty() ? 0 : 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Fixture, ::testing::Combine(::testing::ValuesIn(fixtures()), ::testing::Bool()),
+                         [](const auto& info) {
+                           std::string n = std::get<0>(info.param);
+                           n = n.substr(0, n.find('.'));
+                           return n + (std::get<1>(info.param) ? "_toolkit" : "_bundled");
+                         });

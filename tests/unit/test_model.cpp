@@ -1,0 +1,210 @@
+// The kernel model on its own: expression in, per-lane values out.
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Frontend/ASTUnit.h>
+#include <clang/Tooling/Tooling.h>
+#include <gtest/gtest.h>
+
+#include "analyzer/frontend.h"
+#include "analyzer/kernel_model.h"
+
+using namespace gpuopt;
+
+namespace {
+
+struct Parsed {
+  std::unique_ptr<clang::ASTUnit> ast;
+  std::unique_ptr<KernelModel> model;
+};
+
+// Parses `code` with the bundled CUDA header (no toolkit needed) and models kernel `k`.
+Parsed model(const std::string& code, ModelOptions opts = {}) {
+  FrontendOptions fo;
+  std::string err;
+  std::string res = findResourceDir(fo, err);
+  EXPECT_FALSE(res.empty()) << err;
+  auto pc = buildParseCommand("input.cu", fo, res, "", {});
+  std::vector<std::string> args(pc.args.begin() + 1, pc.args.end() - 1);
+  clang::tooling::FileContentMappings files;
+  for (const auto& [path, text] : bundledCudaHeaders())
+    files.emplace_back(std::string(kBundledIncludeDir) + "/" + std::string(path), std::string(text));
+  Parsed p;
+  p.ast = clang::tooling::buildASTFromCodeWithArgs(code, args, "input.cu", "gpuopt-test",
+                                                    std::make_shared<clang::PCHContainerOperations>(),
+                                                    clang::tooling::getClangStripDependencyFileAdjuster(), files);
+  EXPECT_TRUE(p.ast);
+  EXPECT_FALSE(p.ast->getDiagnostics().hasErrorOccurred()) << code;
+  struct Find : clang::RecursiveASTVisitor<Find> {
+    const clang::FunctionDecl* k = nullptr;
+    bool shouldVisitTemplateInstantiations() const { return true; }
+    bool VisitFunctionDecl(clang::FunctionDecl* f) {
+      if (f->getName() == "k" && f->hasAttr<clang::CUDAGlobalAttr>() && f->doesThisDeclarationHaveABody() &&
+          !f->isDependentContext())
+        k = f;
+      return true;
+    }
+  } find;
+  find.TraverseDecl(p.ast->getASTContext().getTranslationUnitDecl());
+  EXPECT_NE(find.k, nullptr);
+  if (!find.k) return p;
+  LaunchIndex launches(p.ast->getASTContext());
+  p.model = KernelModel::build(find.k, p.ast->getASTContext(), opts, launches);
+  return p;
+}
+
+// The value each of the first 32 threads stores in `out[...] = EXPR` (the first write access).
+std::vector<int64_t> lanes(const std::string& prelude, const std::string& expr, ModelOptions opts = {}) {
+  Parsed p = model(prelude + "\n__global__ void k(int* out, int n) {\n  out[threadIdx.x + blockDim.x * threadIdx.y] = " +
+                   expr + ";\n}\n", opts);
+  if (!p.model) return {};
+  for (const auto& a : p.model->accesses())
+    if (a.isWrite) {
+      EXPECT_TRUE(a.storedKnown) << expr;
+      return std::vector<int64_t>(a.stored.begin(), a.stored.begin() + 32);
+    }
+  ADD_FAILURE() << "no write recorded";
+  return {};
+}
+
+std::vector<int64_t> iota32(std::function<int64_t(int)> f) {
+  std::vector<int64_t> v;
+  for (int t = 0; t < 32; ++t) v.push_back(f(t));
+  return v;
+}
+
+}  // namespace
+
+TEST(KernelModel, ThreadIndexArithmetic) {
+  EXPECT_EQ(lanes("", "threadIdx.x % 4"), iota32([](int t) { return t % 4; }));
+  EXPECT_EQ(lanes("", "(threadIdx.x & 1) == 0"), iota32([](int t) { return (t & 1) == 0; }));
+  EXPECT_EQ(lanes("", "threadIdx.x / 8 * 3 + (threadIdx.x << 2) - (threadIdx.x >> 1) ^ 5"),
+            iota32([](int t) { return (t / 8 * 3 + (t << 2) - (t >> 1)) ^ 5; }));
+  EXPECT_EQ(lanes("", "threadIdx.x > 10 ? threadIdx.x : 100 - threadIdx.x"),
+            iota32([](int t) { return t > 10 ? t : 100 - t; }));
+  EXPECT_EQ(lanes("", "blockDim.x + warpSize"), iota32([](int) { return 256 + 32; }));
+  // Unsigned arithmetic wraps at 32 bits.
+  EXPECT_EQ(lanes("", "(int)(threadIdx.x - 1u == 4294967295u)"), iota32([](int t) { return t == 0; }));
+}
+
+TEST(KernelModel, ConstantsDefinesConstexprEnumsAndTemplates) {
+  EXPECT_EQ(lanes("#define W 8\nconstexpr int K = 3;\nenum { E = 2 };", "threadIdx.x * W + K - E"),
+            iota32([](int t) { return t * 8 + 1; }));
+  Parsed p = model("template <int N> __global__ void k(int* out) { out[threadIdx.x] = threadIdx.x * N; }\n"
+                   "void launch(int* o) { k<5><<<1, 64>>>(o); }\n");
+  ASSERT_TRUE(p.model);
+  EXPECT_EQ(p.model->blockX(), 64u);
+  ASSERT_FALSE(p.model->accesses().empty());
+  EXPECT_EQ(p.model->accesses()[0].stored[7], 35);
+}
+
+TEST(KernelModel, TwoDimensionalBlockPutsTwoRowsInAWarp) {
+  ModelOptions o;
+  o.blockX = 16, o.blockY = 16, o.blockDimGiven = true;
+  EXPECT_EQ(lanes("", "threadIdx.y", o), iota32([](int t) { return t / 16; }));
+  EXPECT_EQ(lanes("", "threadIdx.x", o), iota32([](int t) { return t % 16; }));
+}
+
+TEST(KernelModel, LocalsLoopsAndDeviceFunctions) {
+  Parsed p = model(
+      "__device__ int twice(int x) { return 2 * x; }\n"
+      "__global__ void k(int* out) {\n"
+      "  int s = 0;\n"
+      "  for (int j = 0; j < 4; ++j) s += threadIdx.x;\n"
+      "  int v = threadIdx.x; v <<= 1; v -= 1;\n"
+      "  out[threadIdx.x] = twice(s) + v;\n"
+      "}\n");
+  ASSERT_TRUE(p.model);
+  const Access& a = p.model->accesses().back();
+  ASSERT_TRUE(a.storedKnown);
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(a.stored[t], 2 * 4 * t + 2 * t - 1) << t;
+}
+
+TEST(KernelModel, CooperativeGroupsRanks) {
+  Parsed p = model(
+      "namespace cg = cooperative_groups;\n"
+      "__global__ void k(int* out) {\n"
+      "  cg::thread_block b = cg::this_thread_block();\n"
+      "  cg::thread_block_tile<32> w = cg::tiled_partition<32>(b);\n"
+      "  out[b.thread_rank()] = w.thread_rank() * 100 + w.meta_group_rank();\n"
+      "  b.sync();\n"
+      "  w.sync();\n"
+      "}\n"
+      "void go(int* o) { k<<<1, 64>>>(o); }\n");
+  ASSERT_TRUE(p.model);
+  const Access& a = p.model->accesses()[0];
+  ASSERT_TRUE(a.known && a.storedKnown);
+  EXPECT_EQ(a.addr[33], 33 * 4);
+  EXPECT_EQ(a.stored[33], 1 * 100 + 1);
+  ASSERT_EQ(p.model->barriers().size(), 2u);
+  EXPECT_TRUE(p.model->barriers()[0].blockLevel);
+  EXPECT_FALSE(p.model->barriers()[1].blockLevel);
+}
+
+TEST(KernelModel, ParametersAreUniformSymbolsAndLoadsAreData) {
+  Parsed p = model(
+      "__global__ void k(int* out, const int* in, int n) {\n"
+      "  out[threadIdx.x] = n;\n"
+      "  out[in[threadIdx.x]] = 1;\n"
+      "  int u = in[0];\n"
+      "  out[threadIdx.x * n] = u;\n"
+      "}\n");
+  ASSERT_TRUE(p.model);
+  const auto& acc = p.model->accesses();
+  ASSERT_GE(acc.size(), 5u);
+  ASSERT_TRUE(acc[0].storedKnown) << "a parameter has a representative value";
+  EXPECT_EQ(acc[0].stored[0], acc[0].stored[31]) << "and it is the same for every thread";
+  EXPECT_TRUE(acc[2].data) << "index loaded per thread";
+  EXPECT_FALSE(acc[2].known);
+  EXPECT_EQ(acc.back().strideSym, "n");
+}
+
+TEST(KernelModel, ControlFlowMasksBarrierIntervalsAndBlockShapeSources) {
+  Parsed p = model(
+      "__global__ void __launch_bounds__(128) k(int* out) {\n"
+      "  __shared__ int s[128];\n"
+      "  if (threadIdx.x >= 10) return;\n"
+      "  s[threadIdx.x] = 1;\n"
+      "  __syncthreads();\n"
+      "  out[threadIdx.x] = s[threadIdx.x];\n"
+      "}\n");
+  ASSERT_TRUE(p.model);
+  EXPECT_EQ(p.model->blockX(), 128u);
+  EXPECT_EQ(p.model->blockSource(), "__launch_bounds__");
+  const auto& acc = p.model->accesses();
+  ASSERT_EQ(acc.size(), 3u);
+  unsigned active = 0;
+  for (unsigned t = 0; t < 128; ++t) active += acc[0].mask[t];
+  EXPECT_EQ(active, 10u);
+  EXPECT_EQ(acc[0].epoch, 0u);
+  EXPECT_EQ(acc[1].epoch, 1u);
+  EXPECT_EQ(acc[0].space, MemSpace::Shared);
+  EXPECT_EQ(acc[2].space, MemSpace::Global);
+
+  Parsed q = model("__global__ void k(int* o) { o[threadIdx.x] = 0; }\nvoid go(int* o) { dim3 b(32, 4); k<<<8, b>>>(o); }\n");
+  ASSERT_TRUE(q.model);
+  EXPECT_EQ(q.model->blockX(), 32u);
+  EXPECT_EQ(q.model->blockY(), 4u);
+  EXPECT_FALSE(q.model->blockAssumed());
+  Parsed r = model("__global__ void k(int* o) { o[threadIdx.x] = 0; }\n");
+  ASSERT_TRUE(r.model);
+  EXPECT_TRUE(r.model->blockAssumed());
+  EXPECT_EQ(r.model->threads(), 256u);
+}
+
+TEST(KernelModel, RacesAreFoundBetweenConcreteThreads) {
+  Parsed p = model(
+      "__global__ void k(int* out) {\n"
+      "  __shared__ int a[128];\n"
+      "  int i = threadIdx.x;\n"
+      "  a[i] = i;\n"
+      "  if (i > 1 && i < 100) a[i] = a[i - 1];\n"
+      "  out[i] = a[i];\n"
+      "}\n"
+      "void go(int* o) { k<<<1, 128>>>(o); }\n");
+  ASSERT_TRUE(p.model);
+  const auto& races = p.model->sharedRaces();
+  ASSERT_FALSE(races.empty());
+  const auto& r = races[0];
+  EXPECT_TRUE(r.first->isWrite);
+  EXPECT_TRUE(r.second->isRead);
+  EXPECT_EQ(r.t1 + 1, r.t2) << "the reader reads its left neighbour's slot";
+}

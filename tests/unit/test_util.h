@@ -1,0 +1,59 @@
+// Helpers for tests that run the gpuopt-lint binary.
+#pragma once
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace gpuopt::test {
+
+struct RunResult {
+  int rc = -1;
+  std::string out, err;
+};
+
+inline std::string readFile(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline void writeFile(const std::string& p, const std::string& text) {
+  std::filesystem::create_directories(std::filesystem::path(p).parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+// Runs `args` (shell words, already quoted where needed) with the binary; captures both streams.
+inline RunResult runLint(const std::string& args, const std::string& cwd = "") {
+  static int counter = 0;
+  std::string errFile = (std::filesystem::temp_directory_path() / ("gpuopt-test-err-" + std::to_string(::getpid()) + "-" +
+                                                                   std::to_string(counter++)))
+                            .string();
+  std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + std::string("'") + GPUOPT_LINT_BIN + "' " + args +
+                    " 2>'" + errFile + "'";
+  RunResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = readFile(errFile);
+  std::filesystem::remove(errFile);
+  return r;
+}
+
+inline std::string tempDir(const std::string& name) {
+  auto d = std::filesystem::temp_directory_path() / ("gpuopt-test-" + std::to_string(::getpid()) + "-" + name);
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d.string();
+}
+
+}  // namespace gpuopt::test
