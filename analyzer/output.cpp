@@ -154,10 +154,15 @@ json sarifRegion(const SourceSpan& s) {
   return r;
 }
 
+// Relative to %SRCROOT% (the working directory) when inside it, else an absolute file:// URI.
+json artifactLocation(const std::string& file, const OutputContext& oc) {
+  std::string rel = relativePath(file, oc.cwd);
+  if (!rel.empty() && rel[0] == '/') return {{"uri", "file://" + rel}};
+  return {{"uri", rel}, {"uriBaseId", "%SRCROOT%"}};
+}
+
 json sarifLocation(const SourceSpan& s, const OutputContext& oc) {
-  return {{"physicalLocation",
-           {{"artifactLocation", {{"uri", relativePath(s.begin.file, oc.cwd)}, {"uriBaseId", "%SRCROOT%"}}},
-            {"region", sarifRegion(s)}}}};
+  return {{"physicalLocation", {{"artifactLocation", artifactLocation(s.begin.file, oc)}, {"region", sarifRegion(s)}}}};
 }
 }  // namespace
 
@@ -195,7 +200,7 @@ void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const 
     for (const auto& e : r.errors)
       notifications.push_back({{"level", "error"},
                                {"message", {{"text", e.message}}},
-                               {"locations", json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", relativePath(e.file, oc.cwd)}, {"uriBaseId", "%SRCROOT%"}}}}}}})}});
+                               {"locations", json::array({{{"physicalLocation", {{"artifactLocation", artifactLocation(e.file, oc)}}}}})}});
     for (const auto& d : r.diags) {
       std::string text = d.message;
       if (!d.fixHint.empty()) text += " Fix: " + d.fixHint;
@@ -219,7 +224,7 @@ void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const 
       if (!d.fixIts.empty()) {
         json changes = json::array();
         for (const auto& fx : d.fixIts)
-          changes.push_back({{"artifactLocation", {{"uri", relativePath(fx.span.begin.file, oc.cwd)}, {"uriBaseId", "%SRCROOT%"}}},
+          changes.push_back({{"artifactLocation", artifactLocation(fx.span.begin.file, oc)},
                              {"replacements", json::array({{{"deletedRegion", sarifRegion(fx.span)},
                                                              {"insertedContent", {{"text", fx.replacement}}}}})}});
         res["fixes"] = json::array({{{"description", {{"text", d.fixHint.empty() ? "apply fix" : d.fixHint}}},
