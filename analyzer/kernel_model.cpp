@@ -570,7 +570,8 @@ class Builder {
 
   Value evalConditional(const clang::AbstractConditionalOperator* co) {
     Value c = eval(co->getCond());
-    recordBranch(co, co->getCond(), c, doesRealWork(co->getTrueExpr()), doesRealWork(co->getFalseExpr()), false);
+    // Arms of ?: that only load or compute are predicated by the compiler: only calls count as work.
+    recordBranch(co, co->getCond(), c, containsCall(co->getTrueExpr()), containsCall(co->getFalseExpr()), false);
     Mask saved = active_;
     Mask tm = saved, fm = saved;
     if (c.known)
@@ -799,33 +800,39 @@ class Builder {
     GroupKind gk = obj ? groupKind(obj->getType()) : GroupKind::None;
     if (gk != GroupKind::None) {
       for (const auto* a : mce->arguments()) eval(a);
-      unsigned tile = gk == GroupKind::Warp ? tileSizeOf(obj->getType()) : 0;
-      if (name == "sync") {
-        barrier(mce, gk != GroupKind::Warp, recordName(obj->getType()) + "::sync()");
-        return unknown();
-      }
-      if (name == "thread_rank") {
-        Value v = constant(0);
-        for (unsigned t = 0; t < N_; ++t) v.v[t] = gk == GroupKind::Warp ? t % tile : t;
-        return v;
-      }
-      if (name == "size" || name == "num_threads") return constant(gk == GroupKind::Warp ? tile : gk == GroupKind::Block ? N_ : kParamRep);
-      if (name == "meta_group_rank") {
-        Value v = constant(0);
-        for (unsigned t = 0; t < N_; ++t) v.v[t] = t / std::max(1u, tile);
-        return v;
-      }
-      if (name == "meta_group_size") return constant((N_ + tile - 1) / std::max(1u, tile));
-      if (name.rfind("shfl", 0) == 0 || name == "ballot" || name == "any" || name == "all" || name == "match_any") {
-        barrier(mce, false, name);
-        return dataOf(unknown());
-      }
-      return unknown();
+      return groupMethod(gk, obj->getType(), name, mce);
     }
     if (md && md->hasBody() && !isSystem(md)) return inlineCall(md, mce, obj);
     if (obj) eval(obj);
     for (const auto* a : mce->arguments()) eval(a);
     return dataOf(unknown());
+  }
+
+  // A cooperative-groups method (member or static) on a group of kind `gk` and type `t`.
+  Value groupMethod(GroupKind gk, clang::QualType t, const std::string& name, const clang::Expr* call) {
+    unsigned tile = gk == GroupKind::Warp ? tileSizeOf(t) : 0;
+    if (name == "sync") {
+      barrier(call, gk != GroupKind::Warp, recordName(t) + "::sync()");
+      return unknown();
+    }
+    if (name == "thread_rank") {
+      Value v = constant(0);
+      for (unsigned th = 0; th < N_; ++th) v.v[th] = gk == GroupKind::Warp ? th % tile : th;
+      return v;
+    }
+    if (name == "size" || name == "num_threads")
+      return constant(gk == GroupKind::Warp ? tile : gk == GroupKind::Block ? N_ : kParamRep);
+    if (name == "meta_group_rank") {
+      Value v = constant(0);
+      for (unsigned th = 0; th < N_; ++th) v.v[th] = th / std::max(1u, tile);
+      return v;
+    }
+    if (name == "meta_group_size") return constant((N_ + tile - 1) / std::max(1u, tile));
+    if (name.rfind("shfl", 0) == 0 || name == "ballot" || name == "any" || name == "all" || name.rfind("match", 0) == 0) {
+      barrier(call, false, name);
+      return dataOf(unknown());
+    }
+    return unknown();
   }
 
   bool isSystem(const clang::Decl* d) const {
@@ -855,6 +862,18 @@ class Builder {
       return unknown();
     }
     if (qname.find("cooperative_groups") != std::string::npos) {
+      // Static group methods (CUDA 13's thread_block_tile<N>::thread_rank() is static).
+      if (auto* md = llvm::dyn_cast<clang::CXXMethodDecl>(fd)) {
+        clang::QualType t = ctx_.getCanonicalTagType(md->getParent());
+        if (auto* me = llvm::dyn_cast<clang::MemberExpr>(ce->getCallee()->IgnoreParenImpCasts())) {
+          t = me->getBase()->IgnoreImpCasts()->getType();
+          eval(me->getBase());
+        }
+        if (GroupKind gk = groupKind(t); gk != GroupKind::None) {
+          args();
+          return groupMethod(gk, t, name, ce);
+        }
+      }
       if (name == "sync" && ce->getNumArgs() == 1) {
         GroupKind gk = groupKind(ce->getArg(0)->getType());
         args();
@@ -1433,6 +1452,31 @@ const std::vector<KernelModel::Race>& KernelModel::sharedRaces() const {
     }
   }
   return races_;
+}
+
+namespace {
+// Calls of the program's own functions (not intrinsics, cooperative-groups accessors or library calls).
+struct CallFinder : clang::RecursiveASTVisitor<CallFinder> {
+  bool found = false;
+  bool VisitCallExpr(clang::CallExpr* c) {
+    const clang::FunctionDecl* fd = c->getDirectCallee();
+    if (!fd) { found = true; return false; }
+    auto& sm = fd->getASTContext().getSourceManager();
+    auto loc = sm.getExpansionLoc(fd->getLocation());
+    if (loc.isValid() && !sm.isInSystemHeader(loc) && fd->getQualifiedNameAsString().find("cooperative_groups") == std::string::npos) {
+      found = true;
+      return false;
+    }
+    return true;
+  }
+};
+}  // namespace
+
+bool containsCall(const clang::Stmt* s) {
+  if (!s) return false;
+  CallFinder f;
+  f.TraverseStmt(const_cast<clang::Stmt*>(s));
+  return f.found;
 }
 
 namespace {

@@ -160,6 +160,7 @@ class KernelModel {
 
 // Whether a statement does "real work": memory access, call, loop, or several statements.
 bool doesRealWork(const clang::Stmt* s);
+bool containsCall(const clang::Stmt* s);
 
 // Describes an element of an array in C syntax from a byte offset: "tile[3][4]" or "arr[7]".
 std::string elementName(const Access& a, int64_t byteAddr);
