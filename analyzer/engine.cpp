@@ -81,6 +81,13 @@ class LintConsumer : public clang::ASTConsumer {
     out_.parseMs = msSince(start_);
     if (!errs_.errors.empty()) return;  // reported by the caller
     auto t0 = Clock::now();
+    // Only the file being linted is reported, so rules and kernel search traverse only its
+    // top-level declarations (not the thousands in the CUDA headers).
+    std::vector<clang::Decl*> scope;
+    auto& sm = ctx.getSourceManager();
+    for (clang::Decl* d : ctx.getTranslationUnitDecl()->decls())
+      if (d->getLocation().isValid() && sm.isInMainFile(sm.getExpansionLoc(d->getLocation()))) scope.push_back(d);
+    ctx.setTraversalScope(scope);
     RuleContext rc(ctx, opts_.model, file_);
     auto enabled = [&](const Rule& r) {
       return opts_.enabledRules.empty() || opts_.enabledRules.count(std::string(r.info().id));

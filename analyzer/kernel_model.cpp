@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -232,9 +233,14 @@ class Builder {
     if (!budget()) return unknown();
     clang::QualType type = e->getType();
     // Constants: literals, constexpr, #define, enumerators, sizeof, template arguments.
-    if (!e->isValueDependent() && type->isIntegralOrEnumerationType() && !e->HasSideEffects(ctx_)) {
-      clang::Expr::EvalResult r;
-      if (e->EvaluateAsInt(r, ctx_)) return constant(r.Val.getInt().getExtValue());
+    if (type->isIntegralOrEnumerationType()) {
+      // Constant folding is asked once per expression (loops evaluate the same ones many times).
+      auto [it, fresh] = folded_.try_emplace(e);
+      if (fresh && !e->isValueDependent() && !e->HasSideEffects(ctx_)) {
+        clang::Expr::EvalResult r;
+        if (e->EvaluateAsInt(r, ctx_)) it->second = r.Val.getInt().getExtValue();
+      }
+      if (it->second) return constant(*it->second);
     }
     if (auto* po = llvm::dyn_cast<clang::PseudoObjectExpr>(e)) return builtinVar(po);
     if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
@@ -1239,6 +1245,7 @@ class Builder {
   std::vector<std::string> ctxStack_;
   std::vector<unsigned> warpEpoch_;
   std::map<const clang::Expr*, int64_t> uniformLoads_;
+  std::unordered_map<const clang::Expr*, std::optional<int64_t>> folded_;
   mutable std::map<const Value*, std::string> symNames_;
   const clang::VarDecl* loopVar_ = nullptr;
   unsigned epoch_ = 0, seq_ = 0, loopDepth_ = 0;
@@ -1389,15 +1396,6 @@ std::string KernelModel::threadName(unsigned t) const {
 const std::vector<KernelModel::Race>& KernelModel::sharedRaces() const {
   if (racesDone_) return races_;
   racesDone_ = true;
-  struct Entry {
-    unsigned thread;
-    const Access* acc;
-  };
-  // Group shared accesses by barrier interval.
-  std::map<unsigned, std::vector<const Access*>> byEpoch;
-  for (const auto& a : accesses_)
-    if (a.space == MemSpace::Shared && a.known && !a.data && a.base && !a.isAtomic) byEpoch[a.epoch].push_back(&a);
-  std::set<std::pair<const clang::Expr*, const clang::Expr*>> seen;
   auto warpOnly = [&](const Access* a) {
     int w = -1;
     for (unsigned t = 0; t < a->mask.size(); ++t)
@@ -1407,48 +1405,73 @@ const std::vector<KernelModel::Race>& KernelModel::sharedRaces() const {
       }
     return w;
   };
-  for (auto& [epoch, list] : byEpoch) {
-    std::unordered_map<uint64_t, std::vector<Entry>> writers, readers;
-    auto key = [](const Access* a, int64_t word) {
-      return (reinterpret_cast<uint64_t>(a->base) * 1000003ull) ^ static_cast<uint64_t>(word);
-    };
-    for (const Access* a : list) {
-      for (unsigned t = 0; t < a->mask.size(); ++t) {
-        if (!a->mask[t]) continue;
-        int64_t first = a->addr[t] / 4, last = (a->addr[t] + std::max(1u, a->elemSize) - 1) / 4;
-        for (int64_t w = first; w <= last; ++w) {
-          uint64_t k = key(a, w);
-          auto conflict = [&](std::vector<Entry>& others) {
-            for (const auto& o : others) {
-              if (o.thread == t || o.acc->base != a->base) continue;
-              bool sameWarp = o.thread / 32 == t / 32;
-              if (sameWarp && o.acc->warpEpoch[t / 32] != a->warpEpoch[t / 32]) continue;  // __syncwarp between
-              if (!seen.insert({o.acc->expr, a->expr}).second) return true;
-              Race r;
-              r.first = o.acc;
-              r.second = a;
-              r.t1 = o.thread;
-              r.t2 = t;
-              r.byteAddr = w * 4;
-              r.sameWarp = sameWarp;
-              int w1 = warpOnly(o.acc), w2 = warpOnly(a);
-              r.warpSynchronous = sameWarp && w1 >= 0 && w1 == w2;
-              races_.push_back(r);
-              return true;
-            }
-            return false;
-          };
-          conflict(writers[k]);
-          if (a->isWrite) conflict(readers[k]);
-          auto& dst = a->isWrite ? writers[k] : readers[k];
-          // Keep a few entries per word: enough to find a partner from another thread.
-          if (dst.size() < 4 || (dst.size() < 64 && dst.back().thread / 32 != t / 32)) dst.push_back({t, a});
-          if (a->isRead && a->isWrite) {
-            auto& rd = readers[k];
-            if (rd.size() < 4) rd.push_back({t, a});
-          }
-        }
+  // One flat entry per (thread, 4-byte word) touched; sorted by word, then program order.
+  struct Entry {
+    const void* base;
+    int64_t word;
+    unsigned seq;
+    unsigned thread;
+    const Access* acc;
+  };
+  std::set<std::pair<const clang::Expr*, const clang::Expr*>> seen;
+  std::vector<Entry> entries;
+  size_t i = 0;
+  while (i < accesses_.size()) {
+    unsigned epoch = accesses_[i].epoch;
+    entries.clear();
+    for (; i < accesses_.size() && accesses_[i].epoch == epoch; ++i) {
+      const Access& a = accesses_[i];
+      if (a.space != MemSpace::Shared || !a.known || a.data || !a.base || a.isAtomic) continue;
+      for (unsigned t = 0; t < a.mask.size(); ++t) {
+        if (!a.mask[t]) continue;
+        int64_t first = a.addr[t] / 4, last = (a.addr[t] + std::max(1u, a.elemSize) - 1) / 4;
+        for (int64_t w = first; w <= last; ++w) entries.push_back({a.base, w, a.seq, t, &a});
       }
+    }
+    std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
+      if (x.base != y.base) return x.base < y.base;
+      if (x.word != y.word) return x.word < y.word;
+      if (x.seq != y.seq) return x.seq < y.seq;
+      return x.thread < y.thread;
+    });
+    std::vector<const Entry*> writers, readers;
+    for (size_t g = 0; g < entries.size();) {
+      size_t h = g;
+      while (h < entries.size() && entries[h].base == entries[g].base && entries[h].word == entries[g].word) ++h;
+      writers.clear();
+      readers.clear();
+      for (size_t k = g; k < h; ++k) {
+        const Entry& e = entries[k];
+        const Access* a = e.acc;
+        auto conflict = [&](const std::vector<const Entry*>& others) {
+          for (const Entry* o : others) {
+            if (o->thread == e.thread) continue;
+            bool sameWarp = o->thread / 32 == e.thread / 32;
+            if (sameWarp && o->acc->warpEpoch[e.thread / 32] != a->warpEpoch[e.thread / 32]) continue;  // __syncwarp between
+            if (!seen.insert({o->acc->expr, a->expr}).second) return;
+            Race r;
+            r.first = o->acc;
+            r.second = a;
+            r.t1 = o->thread;
+            r.t2 = e.thread;
+            r.byteAddr = e.word * 4;
+            r.sameWarp = sameWarp;
+            int w1 = warpOnly(o->acc), w2 = warpOnly(a);
+            r.warpSynchronous = sameWarp && w1 >= 0 && w1 == w2;
+            races_.push_back(r);
+            return;
+          }
+        };
+        conflict(writers);
+        if (a->isWrite) conflict(readers);
+        // Keep a few entries per word (and one per further warp): enough to find a partner thread.
+        auto keep = [&](std::vector<const Entry*>& dst) {
+          if (dst.size() < 4 || (dst.size() < 64 && dst.back()->thread / 32 != e.thread / 32)) dst.push_back(&e);
+        };
+        if (a->isWrite) keep(writers);
+        if (a->isRead) keep(readers);
+      }
+      g = h;
     }
   }
   return races_;

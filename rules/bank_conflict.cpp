@@ -19,30 +19,47 @@ struct Conflict {
   int64_t rowStrideWords = 0;   // word distance between colliding lanes
 };
 
-// Degree of the worst bank conflict of one warp's access.
+// Degree of the worst bank conflict of one warp's access (flat arrays: this runs for every access
+// of every warp).
 Conflict conflictOf(const Access& a, const std::vector<unsigned>& lanes) {
   Conflict best;
   best.a = &a;
   unsigned phase = a.elemSize <= 4 ? 32 : a.elemSize == 8 ? 16 : 8;  // lanes served per shared-memory wavefront
+  struct BW {
+    unsigned bank;
+    int64_t word;
+    unsigned lane;
+  };
+  std::vector<BW> v;
   for (size_t p0 = 0; p0 < lanes.size();) {
-    // Lanes of one phase: same lane-index group.
     unsigned group = lanes[p0] % 32 / phase;
-    std::map<unsigned, std::map<int64_t, unsigned>> banks;  // bank -> word -> first lane
+    v.clear();
     size_t p = p0;
     for (; p < lanes.size() && lanes[p] % 32 / phase == group; ++p) {
       unsigned t = lanes[p];
       int64_t w0 = a.addr[t] / 4, w1 = (a.addr[t] + a.elemSize - 1) / 4;
-      for (int64_t w = w0; w <= w1; ++w) banks[static_cast<unsigned>(((w % 32) + 32) % 32)].emplace(w, t % 32);
+      for (int64_t w = w0; w <= w1; ++w) v.push_back({static_cast<unsigned>(((w % 32) + 32) % 32), w, t % 32});
     }
-    for (auto& [bank, words] : banks) {
-      if (words.size() > best.ways) {
-        best.ways = static_cast<unsigned>(words.size());
-        best.bank = bank;
+    std::sort(v.begin(), v.end(), [](const BW& x, const BW& y) {
+      return x.bank != y.bank ? x.bank < y.bank : x.word != y.word ? x.word < y.word : x.lane < y.lane;
+    });
+    for (size_t i = 0; i < v.size();) {
+      size_t j = i;
+      unsigned distinct = 0;
+      for (; j < v.size() && v[j].bank == v[i].bank; ++j)
+        if (j == i || v[j].word != v[j - 1].word) ++distinct;
+      if (distinct > best.ways) {
+        best.ways = distinct;
+        best.bank = v[i].bank;
         best.lanes.clear();
-        for (auto& [w, lane] : words) best.lanes.push_back(lane);
+        for (size_t k = i; k < j; ++k)
+          if (k == i || v[k].word != v[k - 1].word) best.lanes.push_back(v[k].lane);
         std::sort(best.lanes.begin(), best.lanes.end());
-        best.rowStrideWords = words.size() >= 2 ? std::next(words.begin())->first - words.begin()->first : 0;
+        best.rowStrideWords = distinct >= 2 ? v[i + 1 < j ? i + 1 : i].word - v[i].word : 0;
+        for (size_t k = i + 1; k < j; ++k)
+          if (v[k].word != v[i].word) { best.rowStrideWords = v[k].word - v[i].word; break; }
       }
+      i = j;
     }
     p0 = p;
   }
