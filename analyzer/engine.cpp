@@ -55,7 +55,7 @@ class ErrorCollector : public clang::DiagnosticConsumer {
 void dumpModel(const KernelModel& m, RuleContext& rc) {
   auto vals = [&](const std::vector<int64_t>& v, const Mask& mask) {
     std::string s;
-    for (unsigned t = 0; t < std::min<size_t>(v.size(), 8); ++t) s += mask[t] ? std::to_string(v[t]) + " " : "- ";
+    for (unsigned t = 0; t < std::min<size_t>(v.size(), std::getenv("GPUOPT_LINT_DEBUG_ALL") ? 64 : 8); ++t) s += mask[t] ? std::to_string(v[t]) + " " : "- ";
     return s;
   };
   for (const auto& a : m.accesses())
@@ -210,21 +210,38 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
     fa.log.push_back("parse: " + cmd);
   }
 
-  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
-  if (pc.bundledCuda) {
-    auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-    for (const auto& [path, text] : bundledCudaHeaders())
-      mem->addFile(std::string(kBundledIncludeDir) + "/" + std::string(path), 0,
-                   llvm::MemoryBuffer::getMemBuffer(text));
-    overlay->pushOverlay(mem);
-  }
-  auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
+  auto parse = [&](const ParseCommand& cmd, ErrorCollector& errs) {
+    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+    {  // the bundled headers (and the nvcc-compatibility header) live in memory
+      auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+      for (const auto& [path, text] : bundledCudaHeaders())
+        mem->addFile(std::string(kBundledIncludeDir) + "/" + std::string(path), 0,
+                     llvm::MemoryBuffer::getMemBuffer(text));
+      overlay->pushOverlay(mem);
+    }
+    auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
+    auto action = std::make_unique<LintAction>(fa, opts, rules, file, errs);
+    clang::tooling::ToolInvocation inv(cmd.args, std::move(action), files.get());
+    inv.setDiagnosticConsumer(&errs);
+    return inv.run() && errs.errors.empty();
+  };
   ErrorCollector errs;
-  auto action = std::make_unique<LintAction>(fa, opts, rules, file, errs);
-  clang::tooling::ToolInvocation inv(pc.args, std::move(action), files.get());
-  inv.setDiagnosticConsumer(&errs);
-  bool ok = inv.run();
-  if (!errs.errors.empty() || !ok) {
+  bool ok = parse(pc, errs);
+  if (!ok && !pc.bundledCuda) {
+    // Host code that calls host-only overloads (e.g. max(float, float) from the toolkit's host
+    // math) does not compile device side: fall back to a host-side parse of the same file.
+    ParseCommand host = pc;
+    std::replace(host.args.begin(), host.args.end(), std::string("--cuda-device-only"), std::string("--cuda-host-only"));
+    ErrorCollector hostErrs;
+    FileAnalysis saved = fa;
+    if (parse(host, hostErrs)) {
+      fa.log.push_back(file + ": the device-side parse failed (" + (errs.errors.empty() ? std::string("driver error") : errs.errors.front()) +
+                       "); analysed with a host-side parse (code under __CUDA_ARCH__ is not seen)");
+      return fa;
+    }
+    fa = std::move(saved);
+  }
+  if (!ok) {
     std::string msg = "could not be parsed as CUDA";
     if (pc.bundledCuda) msg += " (with the bundled CUDA declarations; pass --cuda-path if a toolkit is installed)";
     size_t shown = 0;

@@ -148,9 +148,13 @@ ParseCommand buildParseCommand(const std::string& file, const FrontendOptions& o
     // Device-side parse: kernels (and code under __CUDA_ARCH__) as the GPU sees them; host function
     // bodies are in the same AST, so one parse serves every rule.
     a.push_back("--cuda-device-only");
+    a.push_back("-fgpu-rdc");  // device-side kernel launches (dynamic parallelism) parse
     a.push_back("--cuda-path=" + cudaPath);
     // CUDA 13 moved the C++ core libraries (cuda/std, cub, thrust) under include/cccl.
     if (fs::exists(fs::path(cudaPath) / "include" / "cccl")) a.push_back("-I" + cudaPath + "/include/cccl");
+    // Host min/max overloads nvcc has and Clang lacks (analyzer/cuda_stub/gpuopt_nvcc_compat.h).
+    a.push_back("-include");
+    a.push_back(std::string(kBundledIncludeDir) + "/gpuopt_nvcc_compat.h");
   } else {
     // Bundled declarations: host-side parse (device-only references to host math would be
     // errors without the toolkit's device overloads).

@@ -29,7 +29,7 @@ std::string_view memSpaceName(MemSpace s) {
 
 namespace {
 
-constexpr int64_t kParamRep = int64_t(1) << 20;  // representative value of an integer parameter
+constexpr int64_t kParamRep = int64_t(1) << 12;  // representative value of an integer parameter
 constexpr int64_t kBlockIdxRep = 2;
 constexpr int64_t kGridDimRep = 64;
 constexpr unsigned kMaxConcreteIters = 64;
@@ -186,6 +186,7 @@ class Builder {
     dst.space = src.space;
     dst.pointee = src.pointee;
     dst.ptrVolatile = src.ptrVolatile;
+    dst.group = src.group;
   }
 
   Value paramValue(const clang::ParmVarDecl* p) {
@@ -256,8 +257,9 @@ class Builder {
     if (auto* co = llvm::dyn_cast<clang::AbstractConditionalOperator>(e)) return evalConditional(co);
     if (auto* mce = llvm::dyn_cast<clang::CXXMemberCallExpr>(e)) return evalMemberCall(mce);
     if (auto* oce = llvm::dyn_cast<clang::CXXOperatorCallExpr>(e)) {
-      for (const auto* a : oce->arguments()) eval(a);
-      return dataOf(unknown());
+      Value r = unknown();
+      for (const auto* a : oce->arguments()) r.data = eval(a).data || r.data;
+      return r;
     }
     if (auto* ce = llvm::dyn_cast<clang::CallExpr>(e)) return evalCall(ce);
     if (llvm::isa<clang::ArraySubscriptExpr>(e) || llvm::isa<clang::MemberExpr>(e)) {
@@ -271,7 +273,9 @@ class Builder {
       return unknown();
     }
     if (auto* cce = llvm::dyn_cast<clang::CXXConstructExpr>(e)) {
-      for (const auto* a : cce->arguments()) eval(a);
+      std::vector<Value> args;
+      for (const auto* a : cce->arguments()) args.push_back(eval(a));
+      if (args.size() == 1 && args[0].group) return args[0];  // a group copied or converted
       return unknown();
     }
     if (auto* ile = llvm::dyn_cast<clang::InitListExpr>(e)) {
@@ -645,6 +649,18 @@ class Builder {
       if (varying(idx) && !idx.strideSym.empty()) lv.ptr.strideSym = idx.strideSym;
       lv.size = sz;
       lv.isVolatile = lv.isVolatile || base.ptrVolatile;
+      // Index past a constant array bound: a real bug, or a wrong block-shape assumption.
+      if (idx.known && m_.outOfBounds_.empty())
+        if (auto* ice = llvm::dyn_cast<clang::ImplicitCastExpr>(ase->getBase()->IgnoreParens());
+            ice && ice->getCastKind() == clang::CK_ArrayToPointerDecay)
+          if (auto* cat = ctx_.getAsConstantArrayType(ice->getSubExpr()->getType())) {
+            int64_t bound = static_cast<int64_t>(cat->getSize().getZExtValue());
+            for (unsigned t = 0; t < N_; ++t)
+              if (active_[t] && (idx.v[t] < 0 || idx.v[t] >= bound)) {
+                m_.outOfBounds_ = base.baseName.empty() ? "an array" : base.baseName;
+                break;
+              }
+          }
       return lv;
     }
     if (auto* uo = llvm::dyn_cast<clang::UnaryOperator>(e)) {
@@ -735,7 +751,7 @@ class Builder {
     if (lv.ptr.known && !varying(lv.ptr) && !lv.ptr.data) {
       auto key = lv.expr;
       auto it = uniformLoads_.find(key);
-      int64_t rep = it != uniformLoads_.end() ? it->second : (uniformLoads_[key] = 4096 * static_cast<int64_t>(uniformLoads_.size() + 1));
+      int64_t rep = it != uniformLoads_.end() ? it->second : (uniformLoads_[key] = 1024 * static_cast<int64_t>(uniformLoads_.size() + 1));
       Value r = constant(rep);
       r.symbolic = true;
       r.param = true;
@@ -805,21 +821,31 @@ class Builder {
     std::string name = md ? md->getNameAsString() : "";
     GroupKind gk = obj ? groupKind(obj->getType()) : GroupKind::None;
     if (gk != GroupKind::None) {
+      Value self = eval(obj);
       for (const auto* a : mce->arguments()) eval(a);
-      return groupMethod(gk, obj->getType(), name, mce);
+      return groupMethod(gk, obj->getType(), name, mce, self.group);
     }
     if (md && md->hasBody() && !isSystem(md)) return inlineCall(md, mce, obj);
-    if (obj) eval(obj);
-    for (const auto* a : mce->arguments()) eval(a);
-    return dataOf(unknown());
+    Value r = unknown();
+    if (obj) r.data = eval(obj).data;
+    for (const auto* a : mce->arguments()) r.data = eval(a).data || r.data;
+    return r;
   }
 
   // A cooperative-groups method (member or static) on a group of kind `gk` and type `t`.
-  Value groupMethod(GroupKind gk, clang::QualType t, const std::string& name, const clang::Expr* call) {
-    unsigned tile = gk == GroupKind::Warp ? tileSizeOf(t) : 0;
+  Value groupMethod(GroupKind gk, clang::QualType t, const std::string& name, const clang::Expr* call,
+                    unsigned knownSize = 0) {
+    // The object's own size when the model followed it (a tile passed as a thread_group).
+    if (knownSize && gk != GroupKind::Grid) gk = knownSize >= N_ ? GroupKind::Block : GroupKind::Warp;
+    unsigned tile = gk == GroupKind::Warp ? (knownSize ? knownSize : tileSizeOf(t)) : 0;
     if (name == "sync") {
       barrier(call, gk != GroupKind::Warp, recordName(t) + "::sync()");
       return unknown();
+    }
+    if (name.rfind("operator", 0) == 0) {  // conversion to another group type: the same threads
+      Value g = unknown();
+      g.group = gk == GroupKind::Warp ? tile : N_;
+      return g;
     }
     if (name == "thread_rank") {
       Value v = constant(0);
@@ -836,7 +862,7 @@ class Builder {
     if (name == "meta_group_size") return constant((N_ + tile - 1) / std::max(1u, tile));
     if (name.rfind("shfl", 0) == 0 || name == "ballot" || name == "any" || name == "all" || name.rfind("match", 0) == 0) {
       barrier(call, false, name);
-      return dataOf(unknown());
+      return unknown();  // exchanged between lanes: not known, but not a memory load either
     }
     return unknown();
   }
@@ -871,17 +897,33 @@ class Builder {
       // Static group methods (CUDA 13's thread_block_tile<N>::thread_rank() is static).
       if (auto* md = llvm::dyn_cast<clang::CXXMethodDecl>(fd)) {
         clang::QualType t = ctx_.getCanonicalTagType(md->getParent());
+        unsigned known = 0;
         if (auto* me = llvm::dyn_cast<clang::MemberExpr>(ce->getCallee()->IgnoreParenImpCasts())) {
           t = me->getBase()->IgnoreImpCasts()->getType();
-          eval(me->getBase());
+          known = eval(me->getBase()).group;
         }
         if (GroupKind gk = groupKind(t); gk != GroupKind::None) {
           args();
-          return groupMethod(gk, t, name, ce);
+          return groupMethod(gk, t, name, ce, known);
         }
       }
+      if (name == "this_thread_block") {
+        args();
+        Value g = unknown();
+        g.group = N_;
+        return g;
+      }
+      if (name == "tiled_partition") {
+        auto v = args();
+        Value g = unknown();
+        if (v.size() == 2 && v[1].known && !varying(v[1])) g.group = static_cast<unsigned>(v[1].v[0]);
+        else g.group = tileSizeOf(ce->getType());
+        return g;
+      }
       if (name == "sync" && ce->getNumArgs() == 1) {
+        Value self = eval(ce->getArg(0));
         GroupKind gk = groupKind(ce->getArg(0)->getType());
+        if (self.group) gk = self.group >= N_ ? GroupKind::Block : GroupKind::Warp;
         args();
         barrier(ce, gk != GroupKind::Warp, "cooperative_groups::sync()");
         return unknown();
@@ -889,7 +931,7 @@ class Builder {
       if (name == "reduce" || name.rfind("inclusive_scan", 0) == 0 || name.rfind("exclusive_scan", 0) == 0) {
         args();
         barrier(ce, false, name);
-        return dataOf(unknown());
+        return unknown();
       }
       args();
       return unknown();
@@ -897,7 +939,7 @@ class Builder {
     if (name.rfind("__", 0) == 0 && name.size() > 5 && name.compare(name.size() - 5, 5, "_sync") == 0) {
       args();
       barrier(ce, false, name + "()");
-      return dataOf(unknown());
+      return unknown();
     }
     if (name.rfind("atomic", 0) == 0 && ce->getNumArgs() >= 1) {
       Value p = eval(ce->getArg(0));
@@ -910,7 +952,7 @@ class Builder {
         lv.size = static_cast<unsigned>(p.pointee);
         recordAccess(lv, true, true, true, nullptr);
       }
-      return dataOf(unknown());
+      return unknown();  // an atomic's old value: not a plain load (warp-aggregated indices are coalesced)
     }
     if ((name.rfind("__ld", 0) == 0) && ce->getNumArgs() == 1) {
       Value p = eval(ce->getArg(0));
@@ -942,9 +984,8 @@ class Builder {
       if (def && def->hasBody() && !isSystem(def)) return inlineCall(def, ce, nullptr);
     }
     auto v = args();
-    Value r = unknown();
-    for (const auto& a : v) r.data = r.data || a.data || a.isPtr;
-    r.data = true;
+    Value r = unknown();  // a library or undefined function: data only if its inputs are
+    for (const auto& a : v) r.data = r.data || a.data;
     return r;
   }
 
@@ -1377,12 +1418,31 @@ std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kerne
   if (m->threads() == 0 || m->threads() > 1024) m->bx_ = 256, m->by_ = 1, m->bz_ = 1;
   Builder b(*m, ctx);
   b.run(kernel);
+  // An assumed block that indexes a fixed-size array past its end is probably too large: try
+  // smaller 1-D blocks and keep the largest that stays inside every array.
+  if (m->blockAssumed_ && !m->outOfBounds_.empty() && m->by_ == 1 && m->bz_ == 1) {
+    for (unsigned x = m->bx_ / 2; x >= 8; x /= 2) {
+      auto c = std::make_unique<KernelModel>();
+      c->ctx_ = &ctx;
+      c->kernel_ = kernel;
+      c->bx_ = x;
+      Builder cb(*c, ctx);
+      cb.run(kernel);
+      if (c->outOfBounds_.empty()) {
+        c->blockSource_ = "inferred: a larger block would index '" + m->outOfBounds_ + "' past its end";
+        c->blockAssumed_ = true;
+        return c;
+      }
+    }
+  }
   return m;
 }
 
 std::string KernelModel::blockDescription() const {
   std::string shape = by_ == 1 && bz_ == 1 ? fmt::format("{}-thread", bx_)
                                            : bz_ == 1 ? fmt::format("{}x{}", bx_, by_) : fmt::format("{}x{}x{}", bx_, by_, bz_);
+  if (blockAssumed_ && blockSource_.rfind("inferred", 0) == 0)
+    return fmt::format("a {} block ({}; pass --block-dim)", shape, blockSource_);
   if (blockAssumed_) return fmt::format("a {} block (assumed; pass --block-dim or launch it in this file)", shape);
   return fmt::format("a {} block ({})", shape, blockSource_);
 }
@@ -1424,7 +1484,7 @@ const std::vector<KernelModel::Race>& KernelModel::sharedRaces() const {
       if (a.space != MemSpace::Shared || !a.known || a.data || !a.base || a.isAtomic) continue;
       for (unsigned t = 0; t < a.mask.size(); ++t) {
         if (!a.mask[t]) continue;
-        int64_t first = a.addr[t] / 4, last = (a.addr[t] + std::max(1u, a.elemSize) - 1) / 4;
+        int64_t first = floorDiv(a.addr[t], 4), last = floorDiv(a.addr[t] + std::max(1u, a.elemSize) - 1, 4);
         for (int64_t w = first; w <= last; ++w) entries.push_back({a.base, w, a.seq, t, &a});
       }
     }

@@ -43,6 +43,8 @@ struct Value {
   MemSpace space = MemSpace::Unknown;
   uint64_t pointee = 0;      // pointee size in bytes
   bool ptrVolatile = false;
+  // Cooperative groups: the number of threads of the group this object is (0 = not known).
+  unsigned group = 0;
 };
 
 struct Access {
@@ -154,9 +156,13 @@ class KernelModel {
   std::vector<Branch> branches_;
   std::vector<Barrier> barriers_;
   bool truncated_ = false;
+  std::string outOfBounds_;  // an array indexed past its declared size (name), if any
   mutable bool racesDone_ = false;
   mutable std::vector<Race> races_;
 };
+
+// Floor division (addresses can be negative when index arithmetic wraps).
+inline int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 // Whether a statement does "real work": memory access, call, loop, or several statements.
 bool doesRealWork(const clang::Stmt* s);

@@ -37,7 +37,7 @@ Conflict conflictOf(const Access& a, const std::vector<unsigned>& lanes) {
     size_t p = p0;
     for (; p < lanes.size() && lanes[p] % 32 / phase == group; ++p) {
       unsigned t = lanes[p];
-      int64_t w0 = a.addr[t] / 4, w1 = (a.addr[t] + a.elemSize - 1) / 4;
+      int64_t w0 = floorDiv(a.addr[t], 4), w1 = floorDiv(a.addr[t] + a.elemSize - 1, 4);
       for (int64_t w = w0; w <= w1; ++w) v.push_back({static_cast<unsigned>(((w % 32) + 32) % 32), w, t % 32});
     }
     std::sort(v.begin(), v.end(), [](const BW& x, const BW& y) {

@@ -80,8 +80,11 @@ void DivergentBranchRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (!best) continue;
     const Branch& b = *best->b;
     if (!b.thenWork && !b.elseWork) continue;  // cheap paths: predicated, no serialisation worth reporting
-    // One lane per warp doing the tail work (tid == 0, lane == 0): the usual pattern, not a problem.
-    if (!b.isLoop && allSingle && !b.elseWork) continue;
+    // One lane per warp on its own path (tid == 0, lane == 0, a corner or boundary fix-up): the
+    // usual pattern, and the other path is not slowed by more than that one lane's work.
+    if (!b.isLoop && allSingle) continue;
+    // A few lanes per warp (one leader per tile) doing work nobody else waits on the other path for.
+    if (!b.isLoop && !b.elseWork && best->paths <= 2 && best->taken * 8 <= best->total) continue;
     // An if without else work where most lanes take it (a guard such as 'i > 1 && i < n') costs the
     // idle lanes nothing extra; report it only when at most half the lanes work in several warps.
     if (!b.isLoop && !b.elseWork && best->paths <= 2 &&

@@ -23,7 +23,13 @@ const Expr* strip(const Expr* e) {
       e = u->getSubExpr();
       continue;
     }
-    if (auto* a = dyn_cast<ArraySubscriptExpr>(e)) { e = a->getBase(); continue; }
+    // An element of an array of pointers (h[i] with float* h[4]) is a pointer whose storage we do
+    // not know: stop there. Elements of data arrays lead to the array itself.
+    if (auto* a = dyn_cast<ArraySubscriptExpr>(e)) {
+      if (a->getType()->isPointerType()) break;
+      e = a->getBase();
+      continue;
+    }
     if (auto* b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub)) {
       e = b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS();
       continue;

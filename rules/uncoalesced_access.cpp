@@ -1,5 +1,6 @@
 #include "rules/uncoalesced_access.h"
 
+#include <clang/AST/RecordLayout.h>
 #include <fmt/format.h>
 
 #include <cmath>
@@ -24,12 +25,37 @@ struct Cost {
 void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   const double maxEfficiency = rc.option(kInfo, "max-efficiency", 0.5);  // flag at or below
   const unsigned minLanes = static_cast<unsigned>(rc.option(kInfo, "min-lanes", 4));
+  // An access strided by S bytes whose siblings (same array, same loop iteration, the same
+  // per-thread address up to a constant offset below S) cover most of every S-byte record, e.g.
+  // pixel[0..3] or p[i].x/.y/.z: the other fields come from the same sectors through L1, so the
+  // record is not wasted bandwidth.
+  auto recordCovered = [&](const Access& a) {
+    unsigned w0 = 0;
+    std::vector<unsigned> lanes;
+    for (; w0 < m.warps() && (lanes = warpLanes(a.mask, w0)).size() < 2; ++w0) {}
+    if (lanes.size() < 2 || !a.known) return false;
+    int64_t stride = a.addr[lanes[1]] - a.addr[lanes[0]];
+    if (m.ty(lanes[1]) != m.ty(lanes[0]) || stride <= static_cast<int64_t>(a.elemSize) || stride > 256) return false;
+    std::set<std::pair<int64_t, unsigned>> fields;
+    for (const auto& b : m.accesses()) {
+      if (b.base != a.base || !b.known || b.context != a.context || b.space != a.space) continue;
+      int64_t d = b.addr[lanes[0]] - a.addr[lanes[0]];
+      bool same = true;
+      for (unsigned t : lanes)
+        if (!b.mask[t] || b.addr[t] - a.addr[t] != d) { same = false; break; }
+      if (same && d > -stride && d < stride) fields.insert({((d % stride) + stride) % stride, b.elemSize});
+    }
+    int64_t bytes = 0;
+    for (auto& [off, size] : fields) bytes += size;
+    return bytes * 2 > stride;  // more than half of each record is used
+  };
   std::map<std::pair<const clang::Expr*, bool>, Cost> worst;
   std::vector<std::pair<const clang::Expr*, bool>> order;
   for (const auto& a : m.accesses()) {
     if (a.space != MemSpace::Global || a.isAtomic || a.elemSize == 0) continue;
     if (!rc.inMainFile(a.expr->getBeginLoc())) continue;
     if (!a.known && !a.data) continue;
+    if (recordCovered(a)) continue;
     for (unsigned w = 0; w < m.warps(); ++w) {
       auto lanes = warpLanes(a.mask, w);
       if (lanes.size() < minLanes) continue;
@@ -47,7 +73,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       } else {
         std::set<int64_t> sec;
         for (unsigned t : lanes)
-          for (int64_t s = a.addr[t] / 32; s <= (a.addr[t] + a.elemSize - 1) / 32; ++s) sec.insert(s);
+          for (int64_t s = floorDiv(a.addr[t], 32); s <= floorDiv(a.addr[t] + a.elemSize - 1, 32); ++s) sec.insert(s);
         c.sectors = static_cast<unsigned>(sec.size());
       }
       c.ratio = c.sectors ? static_cast<double>(c.ideal) / c.sectors : 1.0;
@@ -77,13 +103,18 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
             "shared memory; read-only gathers can go through __ldg";
     } else {
       auto lanes = warpLanes(a.mask, c.warp);
-      // Constant distance between adjacent lanes?
-      bool constStride = lanes.size() >= 2;
-      int64_t stride = constStride ? a.addr[lanes[1]] - a.addr[lanes[0]] : 0;
-      for (size_t i = 1; constStride && i < lanes.size(); ++i)
-        if (a.addr[lanes[i]] - a.addr[lanes[i - 1]] != stride * static_cast<int64_t>(lanes[i] - lanes[i - 1])) constStride = false;
+      // Constant distance between adjacent threads of the same block row?
+      bool constStride = false, first = true;
+      int64_t stride = 0;
+      for (size_t i = 1; i < lanes.size(); ++i) {
+        if (m.ty(lanes[i]) != m.ty(lanes[i - 1]) || m.tz(lanes[i]) != m.tz(lanes[i - 1])) continue;
+        int64_t d = (a.addr[lanes[i]] - a.addr[lanes[i - 1]]) / static_cast<int64_t>(lanes[i] - lanes[i - 1]);
+        if (first) stride = d, constStride = true, first = false;
+        else if (d != stride) constStride = false;
+      }
       std::string pattern;
-      if (!a.strideSym.empty()) pattern = fmt::format("adjacent threads are '{}' elements apart", a.strideSym);
+      bool symbolicStride = !a.strideSym.empty() && (!constStride || std::abs(stride) >= 4096 * static_cast<int64_t>(a.elemSize));
+      if (symbolicStride) pattern = fmt::format("adjacent threads are '{}' elements apart", a.strideSym);
       else if (constStride && stride % a.elemSize == 0) pattern = fmt::format("adjacent threads are {} elements apart", stride / a.elemSize);
       else if (constStride) pattern = fmt::format("adjacent threads are {} bytes apart for {}-byte accesses", stride, a.elemSize);
       else pattern = "the lanes' addresses are scattered";
@@ -95,7 +126,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       else
         fix = "let threadIdx.x index the contiguous dimension (swap the index roles), or load tiles coalesced into "
               "shared memory and read them transposed there (corner turning)";
-      if (!a.strideSym.empty()) msg += fmt::format(" (counted for '{}' >= 8)", a.strideSym);
+      if (symbolicStride) msg += fmt::format(" (counted for '{}' >= 8)", a.strideSym);
     }
     msg += atContext(a.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();

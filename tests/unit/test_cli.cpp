@@ -82,7 +82,7 @@ TEST(Cli, ListExplainAndRuleSelection) {
   r = runLint("--explain nope");
   EXPECT_EQ(r.rc, 2);
   std::string f = fixture("bank_conflict.cu");
-  r = runLint("--disable=bank-conflict '" + f + "'");
+  r = runLint("--disable=bank-conflict,divergent-branch '" + f + "'");
   EXPECT_EQ(r.rc, 0) << r.out;
   r = runLint("--rules=bank-* '" + f + "'");
   EXPECT_EQ(r.rc, 1);

@@ -190,6 +190,41 @@ TEST(KernelModel, ControlFlowMasksBarrierIntervalsAndBlockShapeSources) {
   EXPECT_EQ(r.model->threads(), 256u);
 }
 
+TEST(KernelModel, FloorDivisionForWrappedIndices) {
+  EXPECT_EQ(floorDiv(-5, 4), -2);
+  EXPECT_EQ(floorDiv(-8, 4), -2);
+  EXPECT_EQ(floorDiv(7, 4), 1);
+  EXPECT_EQ(floorDiv(-1, 32), -1);
+}
+
+TEST(KernelModel, GroupSizeFollowsATilePassedAsThreadGroup) {
+  Parsed p = model(
+      "namespace cg = cooperative_groups;\n"
+      "__device__ void f(cg::thread_group g, int* out) { out[g.thread_rank()] = g.size(); }\n"
+      "__global__ void k(int* out) {\n"
+      "  cg::thread_block b = cg::this_thread_block();\n"
+      "  cg::thread_block_tile<16> t = cg::tiled_partition<16>(b);\n"
+      "  f(t, out);\n"
+      "}\n"
+      "void go(int* o) { k<<<1, 64>>>(o); }\n");
+  ASSERT_TRUE(p.model);
+  const Access& a = p.model->accesses()[0];
+  ASSERT_TRUE(a.known && a.storedKnown);
+  EXPECT_EQ(a.addr[17], 1 * 4) << "rank in the 16-thread tile";
+  EXPECT_EQ(a.stored[17], 16) << "size of the tile";
+}
+
+TEST(KernelModel, AssumedBlockShrinksToFitFixedSizeArrays) {
+  Parsed p = model(
+      "__global__ void k(const int* in, int* out) {\n"
+      "  __shared__ int ref[16][16];\n"
+      "  for (int ty = 0; ty < 16; ty++) ref[ty][threadIdx.x] = in[ty];\n"
+      "}\n");
+  ASSERT_TRUE(p.model);
+  EXPECT_EQ(p.model->threads(), 16u);
+  EXPECT_NE(p.model->blockSource().find("inferred"), std::string::npos);
+}
+
 TEST(KernelModel, RacesAreFoundBetweenConcreteThreads) {
   Parsed p = model(
       "__global__ void k(int* out) {\n"
