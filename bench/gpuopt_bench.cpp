@@ -1,6 +1,6 @@
 // Reports Clang parse time and gpuopt-lint analysis time (kernel model + rules) per file, for the
 // files given and for a generated file with many kernels. Target: analysis <= 10% of parse.
-//   gpuopt-bench [--kernels N] [--reps R] FILE...
+//   gpuopt-bench [--kernels N] [--reps R] [--no-cuda] FILE...
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -62,10 +62,12 @@ static std::string generated(unsigned kernels) {
 int main(int argc, char** argv) {
   std::vector<std::string> files;
   unsigned kernels = 200, reps = 3;
+  bool noCuda = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--kernels" && i + 1 < argc) kernels = static_cast<unsigned>(std::stoul(argv[++i]));
     else if (a == "--reps" && i + 1 < argc) reps = static_cast<unsigned>(std::stoul(argv[++i]));
+    else if (a == "--no-cuda") noCuda = true;
     else files.push_back(a);
   }
   auto dir = std::filesystem::temp_directory_path() / "gpuopt-bench";
@@ -75,6 +77,7 @@ int main(int argc, char** argv) {
   files.push_back(gen);
 
   AnalysisOptions opts;
+  opts.frontend.noCuda = noCuda;
   std::string err;
   std::string res = findResourceDir(opts.frontend, err);
   if (res.empty()) {

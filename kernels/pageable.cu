@@ -30,7 +30,7 @@ std::vector<Report> demoPageable() {
     progress("pageable-memcpy", name);
     Row r;
     r.variant = name;
-    r.t = timeIt(fn, h2d ? std::function<void()>([&] { dev.poison(); }) : std::function<void()>(), 10);
+    r.t = timeIt(fn, h2d ? std::function<void()>([&] { dev.poison(); }) : std::function<void()>(), 20);
     if (h2d) {
       checkDevice(r);
     } else {

@@ -224,6 +224,58 @@ struct CopyCall {
   std::vector<const Expr*> hostArgs;  // candidate host pointers by the copy kind
 };
 
+// cudaMemcpy3D(&p): the pointers and the kind are fields of a cudaMemcpy3DParms set earlier in the
+// function (p.srcPtr = make_cudaPitchedPtr(h, ...); p.kind = cudaMemcpyHostToDevice).
+bool describeCopy3D(ASTContext& ctx, const CallExpr* call, CopyCall& cc) {
+  if (call->getNumArgs() < 1) return false;
+  auto* dre = dyn_cast<DeclRefExpr>(strip(call->getArg(0)));
+  auto* parms = dre ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
+  const FunctionDecl* fn = enclosingFunction(ctx, call);
+  if (!parms || !fn || !fn->getBody()) return false;
+  struct Fields : RecursiveASTVisitor<Fields> {
+    const VarDecl* v;
+    ASTContext* ctx;
+    const Expr* src = nullptr;
+    const Expr* dst = nullptr;
+    int64_t kind = 4;
+    // p.field = value, as a built-in assignment (enums) or a struct operator= call.
+    void assign(const Expr* lhsE, const Expr* rhsE) {
+      auto* me = dyn_cast<MemberExpr>(lhsE->IgnoreParenImpCasts());
+      if (!me) return;
+      auto* base = dyn_cast<DeclRefExpr>(me->getBase()->IgnoreParenImpCasts());
+      if (!base || base->getDecl() != v) return;
+      std::string field = me->getMemberDecl()->getNameAsString();
+      const Expr* rhs = rhsE->IgnoreImplicit()->IgnoreParenImpCasts();
+      if (auto* c = dyn_cast<CallExpr>(rhs); c && c->getNumArgs() > 0 && calleeName(c) == "make_cudaPitchedPtr")
+        rhs = c->getArg(0);
+      if (field == "srcPtr") src = rhs;
+      else if (field == "dstPtr") dst = rhs;
+      else if (field == "kind") {
+        Expr::EvalResult r;
+        if (rhsE->EvaluateAsInt(r, *ctx)) kind = r.Val.getInt().getExtValue();
+      }
+    }
+    bool VisitBinaryOperator(BinaryOperator* b) {
+      if (b->getOpcode() == BO_Assign) assign(b->getLHS(), b->getRHS());
+      return true;
+    }
+    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr* c) {
+      if (c->getOperator() == OO_Equal && c->getNumArgs() == 2) assign(c->getArg(0), c->getArg(1));
+      return true;
+    }
+  } f;
+  f.v = parms;
+  f.ctx = &ctx;
+  f.TraverseStmt(fn->getBody());
+  if (f.kind == 1 && f.src) cc.hostArgs = {f.src};
+  else if (f.kind == 2 && f.dst) cc.hostArgs = {f.dst};
+  else if (f.kind == 4) {
+    if (f.src) cc.hostArgs.push_back(f.src);
+    if (f.dst) cc.hostArgs.push_back(f.dst);
+  }
+  return !cc.hostArgs.empty();
+}
+
 // Which arguments are host pointers, from the cudaMemcpyKind.
 bool describeCopy(ASTContext& ctx, const CallExpr* call, CopyCall& cc) {
   cc.call = call;
@@ -232,7 +284,7 @@ bool describeCopy(ASTContext& ctx, const CallExpr* call, CopyCall& cc) {
   unsigned kindIdx = 0, dst = 0, src = 1;
   if (cc.fn == "cudaMemcpy" || cc.fn == "cudaMemcpyAsync") kindIdx = 3;
   else if (cc.fn == "cudaMemcpy2D" || cc.fn == "cudaMemcpy2DAsync") kindIdx = 6, src = 2;
-  else if (cc.fn == "cudaMemcpy3D" || cc.fn == "cudaMemcpy3DAsync") return false;  // see Limits in the doc
+  else if (cc.fn == "cudaMemcpy3D" || cc.fn == "cudaMemcpy3DAsync") return describeCopy3D(ctx, call, cc);
   else return false;
   if (call->getNumArgs() <= kindIdx) return false;
   Expr::EvalResult r;

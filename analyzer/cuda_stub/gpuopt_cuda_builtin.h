@@ -52,6 +52,8 @@ struct cudaDeviceProp { char name[256]; size_t totalGlobalMem; int major, minor,
 struct cudaPitchedPtr { void* ptr; size_t pitch, xsize, ysize; };
 struct cudaExtent { size_t width, height, depth; };
 struct cudaPos { size_t x, y, z; };
+inline cudaPitchedPtr make_cudaPitchedPtr(void* d, size_t p, size_t xsz, size_t ysz) { return {d, p, xsz, ysz}; }
+inline cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) { return {w, h, d}; }
 struct cudaMemcpy3DParms { void* srcArray; cudaPos srcPos; cudaPitchedPtr srcPtr; void* dstArray; cudaPos dstPos; cudaPitchedPtr dstPtr; cudaExtent extent; cudaMemcpyKind kind; };
 #define cudaHostAllocDefault 0
 #define cudaHostAllocPortable 1

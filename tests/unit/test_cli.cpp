@@ -197,6 +197,11 @@ TEST(Cli, FixPadsSharedArrayAndTheFindingIsGone) {
   auto j = nlohmann::json::parse(after.out);
   for (auto& f : j["files"][0]["findings"]) EXPECT_NE(f["location"]["line"], 12) << "the transpose conflict is fixed";
   EXPECT_EQ(j["files"][0]["errors"].size(), 0u) << "the fixed file still parses";
+  if (fs::exists("/usr/local/cuda/bin/nvcc")) {  // and nvcc compiles it
+    int rc = std::system(("/usr/local/cuda/bin/nvcc -arch=sm_90 -c '" + d + "/t.cu' -o '" + d + "/t.o' > '" + d +
+                          "/nvcc.log' 2>&1").c_str());
+    EXPECT_EQ(rc, 0) << readFile(d + "/nvcc.log");
+  }
 }
 
 TEST(Cli, DemoWithoutGpuIsAClearErrorWithItsOwnExitCode) {
