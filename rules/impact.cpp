@@ -8,12 +8,12 @@ std::string measuredImpact(std::string_view id) {
   // From docs/measurements.md: NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0, 2026-11-22,
   // `gpuopt-lint --demo all`. Keep in step with that file when re-measuring.
   static const std::map<std::string_view, std::string> impact = {
-      {"bank-conflict", "measured on H100: 32-way conflict 22.4x slower than conflict-free; see --demo bank-conflict"},
-      {"uncoalesced-access", "measured on H100: stride 32 is 7.6x slower than stride 1, a random gather 4.3x; see "
+      {"bank-conflict", "measured on H100: 32-way conflict 22.6x slower than conflict-free; see --demo bank-conflict"},
+      {"uncoalesced-access", "measured on H100: stride 32 is 7.9x slower than stride 1, a random gather 4.3x; see "
                              "--demo uncoalesced-access"},
-      {"divergent-branch", "measured on H100: two-path 'i % 2' split 1.91x slower, reduce0 2.05x; see --demo "
+      {"divergent-branch", "measured on H100: two-path 'i % 2' split 1.96x slower, reduce0 2.04x; see --demo "
                            "divergent-branch"},
-      {"pageable-memcpy", "measured on H100: 4096 small pageable copies 23x slower than one pinned copy; see --demo "
+      {"pageable-memcpy", "measured on H100: 4096 small pageable copies 18x slower than one pinned copy; see --demo "
                           "pageable-memcpy"},
       {"unsafe-warp-reduce", "measured on H100: the plain-pointer tail gave wrong sums in 20 of 20 runs; see --demo "
                              "unsafe-warp-reduce"},
