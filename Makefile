@@ -25,7 +25,7 @@ test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build
-	@$(BUILD)/bin/gpuopt-bench samples/*.cu
+	@$(BUILD)/bin/gpuopt-bench samples/*.cu tests/fixtures/*.cu
 
 clean:
 	rm -rf $(BUILD)

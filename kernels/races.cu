@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "kernels/harness.cuh"
+#include "kernels/reductions.cuh"
 
 namespace gpuopt::demos {
 
@@ -58,13 +59,7 @@ __global__ void lastWarp(const int* in, int* out) {
       p[tid] += p[tid + 32]; p[tid] += p[tid + 16]; p[tid] += p[tid + 8];
       p[tid] += p[tid + 4]; p[tid] += p[tid + 2]; p[tid] += p[tid + 1];
     } else if (MODE == 2) {
-      int v = s[tid];
-      for (int off = 32; off > 0; off >>= 1) {
-        v += s[tid + off];
-        __syncwarp();
-        s[tid] = v;
-        __syncwarp();
-      }
+      warpReduceSafe(s, tid);
     } else {
       int v = s[tid] + s[tid + 32];
       for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);

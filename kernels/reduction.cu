@@ -57,17 +57,6 @@ __global__ void reduce3(const int* in, int* out) {  // first add during load
   if (tid == 0) out[blockIdx.x] = s[0];
 }
 
-// The last warp, made safe for Volta+: read into a register, __syncwarp, write, __syncwarp.
-__device__ void warpReduceSafe(int* s, unsigned tid) {
-  int v = s[tid];
-  for (int off = 32; off > 0; off >>= 1) {
-    v += s[tid + off];
-    __syncwarp();
-    s[tid] = v;
-    __syncwarp();
-  }
-}
-
 __global__ void reduce4(const int* in, int* out) {  // unroll the last warp
   __shared__ int s[kBlock];
   unsigned tid = threadIdx.x, i = blockIdx.x * (blockDim.x * 2) + threadIdx.x;
