@@ -145,11 +145,15 @@ class Builder {
     }
     return false;
   }
+  bool uniformish(const Value& v) const { return v.same || (v.known && !varying(v)); }
   void normalize(Value& v, clang::QualType t) const {
     if (!v.known || v.isPtr) return;
     t = t.getCanonicalType();
     if (!t->isIntegralOrEnumerationType()) {
-      if (t->isRealFloatingType()) v.known = false;
+      if (t->isRealFloatingType()) {
+        v.same = uniformish(v);
+        v.known = false;
+      }
       return;
     }
     uint64_t w = ctx_.getTypeSize(t);
@@ -187,6 +191,7 @@ class Builder {
     dst.pointee = src.pointee;
     dst.ptrVolatile = src.ptrVolatile;
     dst.group = src.group;
+    dst.same = false;  // threads may hold values from different assignments now
   }
 
   Value paramValue(const clang::ParmVarDecl* p) {
@@ -374,6 +379,7 @@ class Builder {
       case CK::CK_FloatingCast:
       case CK::CK_FloatingToBoolean: {
         Value v = eval(sub);
+        v.same = uniformish(v);
         v.known = false;
         return v;
       }
@@ -427,6 +433,7 @@ class Builder {
     Value r = unknown();
     mergeFlags(r, a, b);
     r.known = a.known && b.known;
+    r.same = uniformish(a) && uniformish(b);
     if (op == BO::BO_Mul) {
       // A thread-varying term scaled by a uniform symbol: remember the symbol's text.
       if (a.known && b.known) {
@@ -755,6 +762,7 @@ class Builder {
       Value r = constant(rep);
       r.symbolic = true;
       r.param = true;
+      r.same = true;
       return r;
     }
     Value r = unknown();
@@ -785,6 +793,7 @@ class Builder {
       a.stored = stored->v;
       a.storedKnown = true;
     }
+    if (stored) a.storedSame = uniformish(*stored);
     a.epoch = epoch_;
     a.warpEpoch = warpEpoch_;
     a.seq = seq_++;
@@ -1271,7 +1280,9 @@ class Builder {
     Mask broken = loops_.back().broken;
     Mask cont = loops_.back().continued;
     loops_.pop_back();
-    for (unsigned t = 0; t < N_; ++t) active_[t] = (active_[t] || broken[t]) && entry[t];
+    // After the switch: threads that fell off its end, left with `break`, or matched no case.
+    for (unsigned t = 0; t < N_; ++t)
+      active_[t] = (active_[t] || broken[t] || (c.known && target[t] < 0)) && entry[t] && alive_[t];
     if (!loops_.empty())
       for (unsigned t = 0; t < N_; ++t)
         if (cont[t]) loops_.back().continued[t] = 1;
@@ -1508,6 +1519,11 @@ const std::vector<KernelModel::Race>& KernelModel::sharedRaces() const {
             if (o->thread == e.thread) continue;
             bool sameWarp = o->thread / 32 == e.thread / 32;
             if (sameWarp && o->acc->warpEpoch[e.thread / 32] != a->warpEpoch[e.thread / 32]) continue;  // __syncwarp between
+            // Every thread storing the same value (a shared scalar set by all): benign.
+            if (o->acc->isWrite && a->isWrite && !a->isRead && !o->acc->isRead &&
+                ((o->acc->storedKnown && a->storedKnown && o->acc->stored[o->thread] == a->stored[e.thread]) ||
+                 (o->acc == a && a->storedSame)))
+              continue;
             if (!seen.insert({o->acc->expr, a->expr}).second) return;
             Race r;
             r.first = o->acc;

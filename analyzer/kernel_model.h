@@ -45,6 +45,8 @@ struct Value {
   bool ptrVolatile = false;
   // Cooperative groups: the number of threads of the group this object is (0 = not known).
   unsigned group = 0;
+  // The same for every thread, even when not known (a float loaded from one address).
+  bool same = false;
 };
 
 struct Access {
@@ -60,6 +62,7 @@ struct Access {
   std::string strideSym;
   std::vector<int64_t> stored;  // value written (when known), per thread
   bool storedKnown = false;
+  bool storedSame = false;      // every thread writes the same value
   unsigned epoch = 0;                // block-barrier interval
   std::vector<unsigned> warpEpoch;   // per warp: warp-level syncs passed
   unsigned seq = 0;                  // program order
