@@ -90,6 +90,10 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (a.space != MemSpace::Shared || !a.known || a.data || !a.strideSym.empty() || a.isAtomic) continue;
     if (a.elemSize == 0 || a.elemSize > 16) continue;
     if (!rc.inMainFile(a.expr->getBeginLoc())) continue;
+    // All fields of a record of at most 16 bytes written or read together (v.x, v.y, v.z, v.w):
+    // the compiler emits one vector access, served in conflict-free quarter- or half-warp phases.
+    int64_t recStride = 0;
+    if (recordCoverage(m, a, &recStride) >= 1.0 && recStride <= 16) continue;
     for (unsigned w = 0; w < m.warps(); ++w) {
       auto lanes = warpLanes(a.mask, w);
       if (lanes.size() < 2) continue;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 namespace gpuopt {
 
 std::string laneList(const std::vector<unsigned>& lanes, size_t max) {
@@ -23,6 +25,32 @@ std::vector<unsigned> warpLanes(const Mask& mask, unsigned w) {
 std::string accessKind(const Access& a) {
   if (a.isRead && a.isWrite) return "load/store";
   return a.isWrite ? "store" : "load";
+}
+
+double recordCoverage(const KernelModel& m, const Access& a, int64_t* strideOut) {
+  std::vector<unsigned> lanes;
+  for (unsigned w = 0; w < m.warps() && lanes.size() < 2; ++w) lanes = warpLanes(a.mask, w);
+  if (lanes.size() < 2 || !a.known) return 0;
+  int64_t stride = a.addr[lanes[1]] - a.addr[lanes[0]];
+  if (m.ty(lanes[1]) != m.ty(lanes[0]) || stride <= static_cast<int64_t>(a.elemSize) || stride > 256) return 0;
+  std::set<std::pair<int64_t, unsigned>> fields;
+  for (const auto& b : m.accesses()) {
+    if (b.base != a.base || !b.known || b.context != a.context || b.space != a.space || b.epoch != a.epoch ||
+        b.isWrite != a.isWrite)
+      continue;
+    int64_t d = b.addr[lanes[0]] - a.addr[lanes[0]];
+    bool same = true;
+    for (unsigned t : lanes)
+      if (!b.mask[t] || b.addr[t] - a.addr[t] != d) {
+        same = false;
+        break;
+      }
+    if (same && d > -stride && d < stride) fields.insert({((d % stride) + stride) % stride, b.elemSize});
+  }
+  int64_t bytes = 0;
+  for (auto& [off, size] : fields) bytes += size;
+  if (strideOut) *strideOut = stride;
+  return static_cast<double>(bytes) / static_cast<double>(stride);
 }
 
 }  // namespace gpuopt

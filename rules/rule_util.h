@@ -16,4 +16,10 @@ std::vector<unsigned> warpLanes(const Mask& mask, unsigned w);
 // The kind of access for messages: "load", "store", "load/store".
 std::string accessKind(const Access& a);
 
+// For an access strided by S bytes between adjacent threads (S > its size, up to 256): the
+// fraction of each S-byte record that it and its siblings cover. Siblings are accesses to the same
+// array in the same loop iteration whose per-thread address differs by one constant below S
+// (p[i].x/.y/.z, pixel[0..3]). 0 when the access is not strided that way.
+double recordCoverage(const KernelModel& m, const Access& a, int64_t* strideOut = nullptr);
+
 }  // namespace gpuopt

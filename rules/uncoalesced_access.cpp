@@ -25,37 +25,13 @@ struct Cost {
 void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   const double maxEfficiency = rc.option(kInfo, "max-efficiency", 0.5);  // flag at or below
   const unsigned minLanes = static_cast<unsigned>(rc.option(kInfo, "min-lanes", 4));
-  // An access strided by S bytes whose siblings (same array, same loop iteration, the same
-  // per-thread address up to a constant offset below S) cover most of every S-byte record, e.g.
-  // pixel[0..3] or p[i].x/.y/.z: the other fields come from the same sectors through L1, so the
-  // record is not wasted bandwidth.
-  auto recordCovered = [&](const Access& a) {
-    unsigned w0 = 0;
-    std::vector<unsigned> lanes;
-    for (; w0 < m.warps() && (lanes = warpLanes(a.mask, w0)).size() < 2; ++w0) {}
-    if (lanes.size() < 2 || !a.known) return false;
-    int64_t stride = a.addr[lanes[1]] - a.addr[lanes[0]];
-    if (m.ty(lanes[1]) != m.ty(lanes[0]) || stride <= static_cast<int64_t>(a.elemSize) || stride > 256) return false;
-    std::set<std::pair<int64_t, unsigned>> fields;
-    for (const auto& b : m.accesses()) {
-      if (b.base != a.base || !b.known || b.context != a.context || b.space != a.space) continue;
-      int64_t d = b.addr[lanes[0]] - a.addr[lanes[0]];
-      bool same = true;
-      for (unsigned t : lanes)
-        if (!b.mask[t] || b.addr[t] - a.addr[t] != d) { same = false; break; }
-      if (same && d > -stride && d < stride) fields.insert({((d % stride) + stride) % stride, b.elemSize});
-    }
-    int64_t bytes = 0;
-    for (auto& [off, size] : fields) bytes += size;
-    return bytes * 2 > stride;  // more than half of each record is used
-  };
   std::map<std::pair<const clang::Expr*, bool>, Cost> worst;
   std::vector<std::pair<const clang::Expr*, bool>> order;
   for (const auto& a : m.accesses()) {
     if (a.space != MemSpace::Global || a.isAtomic || a.elemSize == 0) continue;
     if (!rc.inMainFile(a.expr->getBeginLoc())) continue;
     if (!a.known && !a.data) continue;
-    if (recordCovered(a)) continue;
+    if (recordCoverage(m, a) * 2 > 1.0) continue;  // more than half of each record is used
     for (unsigned w = 0; w < m.warps(); ++w) {
       auto lanes = warpLanes(a.mask, w);
       if (lanes.size() < minLanes) continue;
