@@ -1,11 +1,12 @@
 # gpuopt-lint: the two commands of the README's Quick start.
 #   make run   - install what is missing, build, lint samples/
 #   make test  - install what is missing, build, run every test through ctest
+MAKEFLAGS += --no-print-directory
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: run test build setup configure clean bench
+.PHONY: run test build build-tool setup configure clean bench
 
 setup:
 	@scripts/setup.sh $(BUILD)
@@ -16,7 +17,10 @@ configure: setup
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+build-tool: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target gpuopt-lint
+
+run: build-tool
 	@echo "== $(BUILD)/bin/gpuopt-lint samples/*.cu"
 	@$(BUILD)/bin/gpuopt-lint samples/*.cu; rc=$$?; \
 	  echo "== gpuopt-lint exit status $$rc (0 clean, 1 findings, 2 error)"; [ $$rc -le 1 ]
