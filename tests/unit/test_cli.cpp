@@ -142,6 +142,24 @@ TEST(Cli, BundledHeaderAndToolkitFindTheSame) {
   EXPECT_EQ(strip(bundled.out), strip(toolkit.out));
 }
 
+TEST(Cli, UnsafeWarpReduceSaysWhichCaseItIs) {
+  auto r = runLint("--rules=unsafe-warp-reduce '" + fixture("unsafe_warp_reduce.cu") + "'");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("with no __syncwarp() and no volatile, so the compiler may keep values in registers"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("'volatile' alone relies on the warp running in lockstep"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("__syncwarp() is there but a step still reads and writes the same words"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("lane 0 reads smem[16] while lane 16 writes it"), std::string::npos) << r.out;
+}
+
+TEST(Cli, RaceMessagesNameTwoThreads) {
+  auto r = runLint("--rules=missing-syncthreads '" + fixture("missing_syncthreads.cu") + "'");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("read-after-write race on shared memory: thread 2 reads array[1], written by thread 1 in the same barrier interval"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("write-after-read race on shared memory: thread 2 writes array[2], read by thread 3"), std::string::npos);
+  EXPECT_NE(r.out.find("note: thread 1 writes array[1] here"), std::string::npos) << r.out;
+}
+
 TEST(Cli, ResourceDirOverrideIsChecked) {
   auto r = runLint("--resource-dir /nonexistent '" + fixture("nolint.cu") + "'");
   EXPECT_EQ(r.rc, 2);

@@ -190,6 +190,27 @@ TEST(KernelModel, ControlFlowMasksBarrierIntervalsAndBlockShapeSources) {
   EXPECT_EQ(r.model->threads(), 256u);
 }
 
+TEST(KernelModel, EveryBarrierSpelling) {
+  Parsed p = model(
+      "namespace cg = cooperative_groups;\n"
+      "__global__ void k(int* out) {\n"
+      "  cg::thread_block b = cg::this_thread_block();\n"
+      "  cg::thread_block_tile<32> w = cg::tiled_partition<32>(b);\n"
+      "  __syncthreads();\n"
+      "  int c = __syncthreads_count(threadIdx.x & 1);\n"
+      "  __syncthreads_and(1); __syncthreads_or(0);\n"
+      "  __barrier_sync(0);\n"
+      "  cg::sync(b); b.sync(); cg::this_thread_block().sync();\n"
+      "  __syncwarp(); w.sync(); cg::sync(w);\n"
+      "  out[threadIdx.x] = __shfl_down_sync(0xffffffffu, c, 1);\n"
+      "}\n");
+  ASSERT_TRUE(p.model);
+  std::vector<bool> levels;
+  for (const auto& b : p.model->barriers()) levels.push_back(b.blockLevel);
+  std::vector<bool> want = {true, true, true, true, true, true, true, true, false, false, false, false};
+  EXPECT_EQ(levels, want);
+}
+
 TEST(KernelModel, FloorDivisionForWrappedIndices) {
   EXPECT_EQ(floorDiv(-5, 4), -2);
   EXPECT_EQ(floorDiv(-8, 4), -2);
