@@ -127,13 +127,6 @@ class Builder {
     v.known = true;
     return v;
   }
-  Value symbol(int64_t rep, std::string name) const {
-    Value v = constant(rep);
-    v.symbolic = true;
-    v.strideSym.clear();
-    symNames_[&v] = name;  // not used; names travel via source text
-    return v;
-  }
   bool varying(const Value& v) const {
     if (!v.known) return false;
     bool first = true;
@@ -1298,7 +1291,6 @@ class Builder {
   std::vector<unsigned> warpEpoch_;
   std::map<const clang::Expr*, int64_t> uniformLoads_;
   std::unordered_map<const clang::Expr*, std::optional<int64_t>> folded_;
-  mutable std::map<const Value*, std::string> symNames_;
   const clang::VarDecl* loopVar_ = nullptr;
   unsigned epoch_ = 0, seq_ = 0, loopDepth_ = 0;
   int depth_ = 0;
