@@ -180,12 +180,7 @@ std::vector<std::string> compileDbArgs(const std::string& file, const FrontendOp
     return {};
   }
   std::vector<std::string> dropped;
-  auto args = filterCompileCommand(cmds.front().CommandLine, dropped);
-  // Relative include paths are relative to the entry's directory.
-  for (auto& a : args) {
-    if (a.rfind("-I", 0) == 0 && a.size() > 2 && a[2] != '/')
-      a = "-I" + (std::filesystem::path(cmds.front().Directory) / a.substr(2)).string();
-  }
+  auto args = filterCompileCommand(cmds.front().CommandLine, cmds.front().Directory, dropped);
   log.push_back("compile_commands.json: " + dir + " (kept " + std::to_string(args.size()) + " arguments)");
   for (const auto& d : dropped) log.push_back("  dropped (not for Clang): " + d);
   return args;

@@ -93,27 +93,54 @@ std::string findCudaPath(const FrontendOptions& o, std::vector<std::string>* log
   return {};
 }
 
-std::vector<std::string> filterCompileCommand(const std::vector<std::string>& cmd,
+std::vector<std::string> filterCompileCommand(const std::vector<std::string>& cmd, const std::string& directory,
                                               std::vector<std::string>& dropped) {
   std::vector<std::string> out;
-  // Flags taking a separate value that we keep, and those we drop with their value.
-  static const std::array<std::string_view, 6> keepWithValue = {"-I", "-D", "-U", "-isystem", "-include", "-iquote"};
+  auto absolute = [&](const std::string& path) {
+    if (path.empty() || path[0] == '/' || directory.empty()) return path;
+    return (fs::path(directory) / path).lexically_normal().string();
+  };
+  // Flags whose value is a path (kept), flags with a non-path value (kept), and flags dropped
+  // together with their value.
+  static const std::array<std::string_view, 4> pathFlags = {"-I", "-isystem", "-iquote", "-include"};
+  static const std::array<std::string_view, 2> valueFlags = {"-D", "-U"};
   static const std::array<std::string_view, 16> dropWithValue = {
       "-o", "-arch", "-gencode", "--generate-code", "-code", "--gpu-architecture", "--gpu-code",
       "-Xcompiler", "--compiler-options", "-Xptxas", "-Xlinker", "-ccbin", "--compiler-bindir",
       "-MF", "-MT", "-x"};
+  auto in = [](const auto& list, const std::string& a) { return std::find(list.begin(), list.end(), a) != list.end(); };
   for (size_t i = 1; i < cmd.size(); ++i) {
     const std::string& a = cmd[i];
-    auto takeNext = [&](bool keep) {
-      if (keep) { out.push_back(a); if (i + 1 < cmd.size()) out.push_back(cmd[i + 1]); }
-      else { dropped.push_back(a + (i + 1 < cmd.size() ? " " + cmd[i + 1] : "")); }
-      ++i;
-    };
-    if (std::find(keepWithValue.begin(), keepWithValue.end(), a) != keepWithValue.end()) { takeNext(true); continue; }
-    if (std::find(dropWithValue.begin(), dropWithValue.end(), a) != dropWithValue.end()) { takeNext(false); continue; }
-    if (a.rfind("-I", 0) == 0 || a.rfind("-D", 0) == 0 || a.rfind("-U", 0) == 0 ||
-        a.rfind("-isystem", 0) == 0 || a.rfind("-std=", 0) == 0 || a.rfind("--std=", 0) == 0) {
-      out.push_back(a.rfind("--std=", 0) == 0 ? a.substr(1) : a);
+    bool hasNext = i + 1 < cmd.size();
+    if (in(pathFlags, a)) {
+      out.push_back(a);
+      if (hasNext) out.push_back(absolute(cmd[++i]));
+      continue;
+    }
+    if (in(valueFlags, a)) {
+      out.push_back(a);
+      if (hasNext) out.push_back(cmd[++i]);
+      continue;
+    }
+    if (in(dropWithValue, a)) {
+      dropped.push_back(a + (hasNext ? " " + cmd[i + 1] : ""));
+      i += hasNext ? 1 : 0;
+      continue;
+    }
+    bool joinedPath = false;
+    for (std::string_view f : pathFlags)
+      if (a.size() > f.size() && a.compare(0, f.size(), f) == 0) {
+        out.push_back(std::string(f) + absolute(a.substr(f.size())));
+        joinedPath = true;
+        break;
+      }
+    if (joinedPath) continue;
+    if (a.rfind("-D", 0) == 0 || a.rfind("-U", 0) == 0 || a.rfind("-std=", 0) == 0) {
+      out.push_back(a);
+      continue;
+    }
+    if (a.rfind("--std=", 0) == 0) {
+      out.push_back(a.substr(1));
       continue;
     }
     if (a == "-c" || (!a.empty() && a[0] != '-')) continue;  // the source file and -c are ours

@@ -32,8 +32,10 @@ std::string findResourceDir(const FrontendOptions& o, std::string& error);
 std::string findCudaPath(const FrontendOptions& o, std::vector<std::string>* log = nullptr);
 
 // Arguments kept from a compile_commands.json entry (nvcc's or a compiler's): -I/-D/-U/-isystem/
-// -include/-std and the like. Everything else is dropped and listed in `dropped`.
-std::vector<std::string> filterCompileCommand(const std::vector<std::string>& cmd,
+// -iquote/-include/-std. Relative paths they name are made absolute against `directory` (the
+// entry's working directory), joined (-Iinc) or separate (-I inc). Everything else is dropped and
+// listed in `dropped`.
+std::vector<std::string> filterCompileCommand(const std::vector<std::string>& cmd, const std::string& directory,
                                               std::vector<std::string>& dropped);
 
 // Finds compile_commands.json in `dir` or a parent of the file's folder. Empty if none.

@@ -372,9 +372,13 @@ TEST(Frontend, CompileCommandFilterKeepsClangFlagsOnly) {
   std::vector<std::string> dropped;
   auto kept = filterCompileCommand({"/usr/local/cuda/bin/nvcc", "-I", "inc", "-Iinc2", "-DTILE=32", "-arch=sm_80",
                                     "-gencode", "arch=compute_80,code=sm_80", "--expt-relaxed-constexpr", "-Xcompiler",
-                                    "-fopenmp", "-std=c++17", "-isystem", "/opt/x", "-O3", "-c", "k.cu", "-o", "k.o"},
-                                   dropped);
-  EXPECT_EQ(kept, (std::vector<std::string>{"-I", "inc", "-Iinc2", "-DTILE=32", "-std=c++17", "-isystem", "/opt/x"}));
+                                    "-fopenmp", "-std=c++17", "-isystem", "/opt/x", "-isystemthird/y", "-include",
+                                    "cfg.h", "-D", "N=4", "-O3", "-c", "k.cu", "-o", "k.o"},
+                                   "/proj/build", dropped);
+  // Relative paths are resolved against the entry's directory, in both spellings.
+  EXPECT_EQ(kept, (std::vector<std::string>{"-I", "/proj/build/inc", "-I/proj/build/inc2", "-DTILE=32", "-std=c++17",
+                                            "-isystem", "/opt/x", "-isystem/proj/build/third/y", "-include",
+                                            "/proj/build/cfg.h", "-D", "N=4"}));
   std::string all;
   for (auto& d : dropped) all += d + ";";
   EXPECT_NE(all.find("-arch=sm_80"), std::string::npos);
