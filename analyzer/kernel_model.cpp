@@ -1323,12 +1323,6 @@ bool readShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[3]) {
       if (n < 3 && !evalInt(a, dims[n])) return false;
       ++n;
     }
-    if (n == 1 && c->getNumArgs() == 1) {
-      // dim3(other) copy: follow.
-      if (auto* inner = llvm::dyn_cast<clang::CXXConstructExpr>(strip(c->getArg(0)))) {
-        (void)inner;
-      }
-    }
     return n > 0 && dims[0] > 0;
   };
   for (int depth = 0; depth < 4; ++depth) {
@@ -1399,43 +1393,36 @@ const LaunchIndex::Shape* LaunchIndex::find(const clang::FunctionDecl* k) const 
 
 std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kernel, clang::ASTContext& ctx,
                                                 const ModelOptions& opts, const LaunchIndex& launches) {
-  auto m = std::make_unique<KernelModel>();
-  m->ctx_ = &ctx;
-  m->kernel_ = kernel;
-  const LaunchIndex::Shape* s = opts.blockDimGiven ? nullptr : launches.find(kernel);
-  if (s) {
-    m->bx_ = s->x, m->by_ = s->y, m->bz_ = s->z;
-    m->blockSource_ = s->where;
-  } else if (auto* lb = kernel->getAttr<clang::CUDALaunchBoundsAttr>(); lb && !opts.blockDimGiven) {
-    clang::Expr::EvalResult r;
-    if (lb->getMaxThreads() && !lb->getMaxThreads()->isValueDependent() && lb->getMaxThreads()->EvaluateAsInt(r, ctx)) {
-      m->bx_ = static_cast<unsigned>(std::clamp<int64_t>(r.Val.getInt().getExtValue(), 1, 1024));
-      m->blockSource_ = "__launch_bounds__";
+  // One walk of the kernel over a block of the given shape.
+  auto walk = [&](unsigned x, unsigned y, unsigned z, std::string source, bool assumed) {
+    auto m = std::make_unique<KernelModel>();
+    m->ctx_ = &ctx;
+    m->kernel_ = kernel;
+    m->bx_ = x, m->by_ = y, m->bz_ = z;
+    if (m->threads() == 0 || m->threads() > 1024) m->bx_ = 256, m->by_ = 1, m->bz_ = 1;
+    m->blockSource_ = std::move(source);
+    m->blockAssumed_ = assumed;
+    Builder b(*m, ctx);
+    b.run(kernel);
+    return m;
+  };
+  if (!opts.blockDimGiven) {
+    if (const LaunchIndex::Shape* s = launches.find(kernel)) return walk(s->x, s->y, s->z, s->where, false);
+    if (auto* lb = kernel->getAttr<clang::CUDALaunchBoundsAttr>()) {
+      clang::Expr::EvalResult r;
+      if (lb->getMaxThreads() && !lb->getMaxThreads()->isValueDependent() && lb->getMaxThreads()->EvaluateAsInt(r, ctx))
+        return walk(static_cast<unsigned>(std::clamp<int64_t>(r.Val.getInt().getExtValue(), 1, 1024)), 1, 1,
+                    "__launch_bounds__", false);
     }
   }
-  if (m->blockSource_.empty()) {
-    m->bx_ = opts.blockX, m->by_ = opts.blockY, m->bz_ = opts.blockZ;
-    m->blockSource_ = opts.blockDimGiven ? "--block-dim" : "assumed";
-    m->blockAssumed_ = !opts.blockDimGiven;
-  }
-  if (m->threads() == 0 || m->threads() > 1024) m->bx_ = 256, m->by_ = 1, m->bz_ = 1;
-  Builder b(*m, ctx);
-  b.run(kernel);
+  bool assumed = !opts.blockDimGiven;
+  auto m = walk(opts.blockX, opts.blockY, opts.blockZ, assumed ? "assumed" : "--block-dim", assumed);
   // An assumed block that indexes a fixed-size array past its end is probably too large: try
   // smaller 1-D blocks and keep the largest that stays inside every array.
-  if (m->blockAssumed_ && !m->outOfBounds_.empty() && m->by_ == 1 && m->bz_ == 1) {
+  if (assumed && !m->outOfBounds_.empty() && m->by_ == 1 && m->bz_ == 1) {
     for (unsigned x = m->bx_ / 2; x >= 8; x /= 2) {
-      auto c = std::make_unique<KernelModel>();
-      c->ctx_ = &ctx;
-      c->kernel_ = kernel;
-      c->bx_ = x;
-      Builder cb(*c, ctx);
-      cb.run(kernel);
-      if (c->outOfBounds_.empty()) {
-        c->blockSource_ = "inferred: a larger block would index '" + m->outOfBounds_ + "' past its end";
-        c->blockAssumed_ = true;
-        return c;
-      }
+      auto c = walk(x, 1, 1, "inferred: a larger block would index '" + m->outOfBounds_ + "' past its end", true);
+      if (c->outOfBounds_.empty()) return c;
     }
   }
   return m;
