@@ -117,6 +117,15 @@ TEST(Cli, CompileCommandsJsonFlagsAreUsed) {
   EXPECT_EQ(r.rc, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("dropped (not for Clang): --expt-relaxed-constexpr"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("-DSTRIDE=32"), std::string::npos) << r.err;
+  // A relative -I in the separate spelling is resolved against the entry's directory, not the cwd.
+  writeFile(d + "/build/include/cfg.h", "#define STRIDE 32\n");
+  writeFile(d + "/src/k2.cu", "#include \"cfg.h\"\n__global__ void k(float* a) { a[threadIdx.x] = a[STRIDE * threadIdx.x]; }\n");
+  writeFile(d + "/build/compile_commands.json",
+            "[{\"directory\": \"" + d + "/build\", \"file\": \"" + d + "/src/k2.cu\", \"arguments\": "
+            "[\"nvcc\", \"-I\", \"include\", \"-c\", \"" + d + "/src/k2.cu\"]}]");
+  r = runLint("-p " + d + "/build " + d + "/src/k2.cu", "/");
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("32 sectors for 4 useful"), std::string::npos) << r.out;
   // -p DIR points at it explicitly; -- adds arguments.
   std::string e = tempDir("ccdb2");
   writeFile(e + "/k.cu", readFile(d + "/src/k.cu"));
@@ -198,6 +207,30 @@ TEST(Cli, ConfigFileAndDumpConfig) {
   r = runLint("bad.cu", d);
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.out.find(".gpuopt-lint.yaml:1:"), std::string::npos) << r.out;
+}
+
+TEST(Cli, PerRuleOptionsChangeWhatIsReported) {
+  std::string d = tempDir("opts");
+  writeFile(d + "/k.cu", readFile(fixture("bank_conflict.cu")));
+  auto all = runLint("--rules=bank-conflict --format json k.cu", d);
+  writeFile(d + "/.gpuopt-lint.yaml", "options: {bank-conflict: {min-ways: 4}}\n");
+  auto some = runLint("--rules=bank-conflict --format json k.cu", d);
+  auto ways = [](const std::string& out) {
+    std::vector<std::string> v;
+    auto j = nlohmann::json::parse(out);
+    for (auto& f : j["files"][0]["findings"])
+      v.push_back(f["message"].get<std::string>().substr(0, f["message"].get<std::string>().find('-')));
+    return v;
+  };
+  auto a = ways(all.out), b = ways(some.out);
+  EXPECT_NE(std::find(a.begin(), a.end(), "2"), a.end()) << "the fixture has 2-way conflicts";
+  EXPECT_EQ(std::find(b.begin(), b.end(), "2"), b.end()) << "min-ways: 4 hides them";
+  EXPECT_NE(std::find(b.begin(), b.end(), "32"), b.end()) << "and keeps the 32-way one";
+  writeFile(d + "/.gpuopt-lint.yaml", "options: {uncoalesced-access: {max-efficiency: 0.2}}\n");
+  writeFile(d + "/s.cu", "__global__ void k(float* a) { a[threadIdx.x] = a[2 * threadIdx.x] + a[32 * threadIdx.x]; }\n");
+  auto u = runLint("--rules=uncoalesced-access s.cu", d);
+  EXPECT_EQ(u.out.find("'a[2 * threadIdx.x]'"), std::string::npos) << "50% is above the 20% threshold";
+  EXPECT_NE(u.out.find("'a[32 * threadIdx.x]'"), std::string::npos) << u.out;
 }
 
 TEST(Cli, FixPadsSharedArrayAndTheFindingIsGone) {
