@@ -40,8 +40,12 @@ GPUOPT_VEC(int, int)
 GPUOPT_VEC(short, short)
 GPUOPT_VEC(char, char)
 GPUOPT_VEC(unsigned char, uchar)
+GPUOPT_VEC(unsigned short, ushort)
 GPUOPT_VEC(long long, longlong)
 #undef GPUOPT_VEC
+struct uint1 { unsigned int x; };
+struct uint2 { unsigned int x, y; };
+struct uint4 { unsigned int x, y, z, w; };
 
 enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorNoDevice = 100 };
 typedef enum cudaError cudaError_t;
@@ -55,6 +59,22 @@ struct cudaPos { size_t x, y, z; };
 inline cudaPitchedPtr make_cudaPitchedPtr(void* d, size_t p, size_t xsz, size_t ysz) { return {d, p, xsz, ysz}; }
 inline cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) { return {w, h, d}; }
 struct cudaMemcpy3DParms { void* srcArray; cudaPos srcPos; cudaPitchedPtr srcPtr; void* dstArray; cudaPos dstPos; cudaPitchedPtr dstPtr; cudaExtent extent; cudaMemcpyKind kind; };
+// Textures, arrays and channel descriptions (texture objects and the legacy references in
+// gpuopt_legacy_cuda.h).
+enum cudaLimit { cudaLimitStackSize = 0, cudaLimitPrintfFifoSize = 1, cudaLimitMallocHeapSize = 2 };
+enum cudaFuncCache { cudaFuncCachePreferNone = 0, cudaFuncCachePreferShared = 1, cudaFuncCachePreferL1 = 2, cudaFuncCachePreferEqual = 3 };
+enum cudaChannelFormatKind { cudaChannelFormatKindSigned = 0, cudaChannelFormatKindUnsigned = 1, cudaChannelFormatKindFloat = 2, cudaChannelFormatKindNone = 3 };
+struct cudaChannelFormatDesc { int x, y, z, w; enum cudaChannelFormatKind f; };
+enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
+enum cudaTextureFilterMode { cudaFilterModePoint = 0, cudaFilterModeLinear = 1 };
+enum cudaTextureAddressMode { cudaAddressModeWrap = 0, cudaAddressModeClamp = 1, cudaAddressModeMirror = 2, cudaAddressModeBorder = 3 };
+enum cudaSurfaceBoundaryMode { cudaBoundaryModeZero = 0, cudaBoundaryModeClamp = 1, cudaBoundaryModeTrap = 2 };
+typedef struct cudaArray* cudaArray_t;
+typedef const struct cudaArray* cudaArray_const_t;
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;
+template <class T> cudaChannelFormatDesc cudaCreateChannelDesc(void);
+cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f);
 #define cudaHostAllocDefault 0
 #define cudaHostAllocPortable 1
 #define cudaHostAllocMapped 2
@@ -103,6 +123,12 @@ cudaError_t cudaFuncSetAttribute(const void* f, int attr, int value);
 unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shmem = 0, void* stream = 0);
 cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shmem = 0, cudaStream_t stream = 0);
 cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** args, size_t shmem, cudaStream_t s);
+cudaError_t cudaMallocArray(cudaArray_t* a, const cudaChannelFormatDesc* d, size_t w, size_t h = 0, unsigned int flags = 0);
+cudaError_t cudaFreeArray(cudaArray_t a);
+cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOff, size_t hOff, const void* src, size_t n, cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOff, size_t hOff, const void* src, size_t spitch, size_t w, size_t h, cudaMemcpyKind kind);
+cudaError_t cudaDeviceSetLimit(enum cudaLimit l, size_t v);
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache c);
 }
 template <class T> inline cudaError_t cudaMalloc(T** p, size_t n) { return cudaMalloc((void**)p, n); }
 template <class T> inline cudaError_t cudaMallocHost(T** p, size_t n) { return cudaMallocHost((void**)p, n); }
@@ -128,6 +154,14 @@ __device__ unsigned __ballot_sync(unsigned m, int p);
 __device__ int __all_sync(unsigned m, int p);
 __device__ int __any_sync(unsigned m, int p);
 __device__ unsigned __activemask(void);
+// Pre-Volta warp intrinsics without a mask (Clang declares them in the toolkit parse too).
+template <class T> __device__ T __shfl(T v, int src, int w = 32);
+template <class T> __device__ T __shfl_up(T v, unsigned d, int w = 32);
+template <class T> __device__ T __shfl_down(T v, unsigned d, int w = 32);
+template <class T> __device__ T __shfl_xor(T v, int l, int w = 32);
+__device__ unsigned __ballot(int p);
+__device__ int __all(int p);
+__device__ int __any(int p);
 __device__ int __popc(unsigned);
 __device__ int __clz(int);
 __device__ int __ffs(int);
@@ -193,4 +227,6 @@ template <class T> struct plus { __device__ T operator()(T a, T b) const { retur
 template <class T> struct greater { __device__ T operator()(T a, T b) const { return a > b ? a : b; } };
 template <class G, class T, class Op> __device__ T reduce(const G& g, T v, Op op);
 }  // namespace cooperative_groups
+
+#include "gpuopt_legacy_cuda.h"
 #endif

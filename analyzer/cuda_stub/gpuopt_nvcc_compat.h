@@ -17,4 +17,27 @@ __attribute__((host)) inline long long max(long long a, long long b) { return a 
 __attribute__((host)) inline long long min(long long a, long long b) { return a < b ? a : b; }
 __attribute__((host)) inline unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
 __attribute__((host)) inline unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+// nvcc's mixed-type host overloads (crt/math_functions.hpp): signed/unsigned and float/double pairs.
+__attribute__((host)) inline unsigned max(int a, unsigned b) { return max(static_cast<unsigned>(a), b); }
+__attribute__((host)) inline unsigned max(unsigned a, int b) { return max(a, static_cast<unsigned>(b)); }
+__attribute__((host)) inline unsigned min(int a, unsigned b) { return min(static_cast<unsigned>(a), b); }
+__attribute__((host)) inline unsigned min(unsigned a, int b) { return min(a, static_cast<unsigned>(b)); }
+__attribute__((host)) inline unsigned long long max(long long a, unsigned long long b) { return max(static_cast<unsigned long long>(a), b); }
+__attribute__((host)) inline unsigned long long max(unsigned long long a, long long b) { return max(a, static_cast<unsigned long long>(b)); }
+__attribute__((host)) inline unsigned long long min(long long a, unsigned long long b) { return min(static_cast<unsigned long long>(a), b); }
+__attribute__((host)) inline unsigned long long min(unsigned long long a, long long b) { return min(a, static_cast<unsigned long long>(b)); }
+__attribute__((host)) inline double max(float a, double b) { return max(static_cast<double>(a), b); }
+__attribute__((host)) inline double max(double a, float b) { return max(a, static_cast<double>(b)); }
+__attribute__((host)) inline double min(float a, double b) { return min(static_cast<double>(a), b); }
+__attribute__((host)) inline double min(double a, float b) { return min(a, static_cast<double>(b)); }
+// nvcc's crt/common_functions.h brings these C headers into every translation unit; code that
+// relies on it (time(), memcpy, printf without an include) compiles with nvcc.
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+// APIs CUDA 12 removed (texture references, cudaThread*), declared for old code.
+#include "gpuopt_legacy_cuda.h"
 #endif
