@@ -5,7 +5,8 @@
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
-#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Lex/PPCallbacks.h>
+#include <clang/Lex/Preprocessor.h>
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Support/VirtualFileSystem.h>
@@ -13,18 +14,22 @@
 
 #include <algorithm>
 #include <chrono>
-#include <tuple>
 #include <filesystem>
 #include <fmt/format.h>
+#include <set>
+#include <tuple>
 
 #include "analyzer/kernel_model.h"
 #include "analyzer/rule.h"
 #include "analyzer/rule_context.h"
+#include "rules/compile_error.h"
 
 namespace gpuopt {
 
 void Rule::checkTranslationUnit(clang::ASTContext&, RuleContext&) {}
 void Rule::checkKernel(const KernelModel&, RuleContext&) {}
+
+namespace fs = std::filesystem;
 
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -32,7 +37,15 @@ double msSince(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-// Collects the Clang errors of a parse as text (first ones are what the user sees).
+// One compiler error, as Clang reported it.
+struct RawError {
+  clang::SourceLocation loc;  // expansion location (valid while the parse's SourceManager lives)
+  std::string where;          // "file:line:col: " for messages
+  std::string message;
+};
+
+// Collects the Clang errors of a parse. Fatal errors (a missing #include) are made plain errors by
+// the action, so the rest of the file is still parsed.
 class ErrorCollector : public clang::DiagnosticConsumer {
  public:
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
@@ -40,15 +53,55 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     if (level < clang::DiagnosticsEngine::Error) return;
     llvm::SmallString<256> msg;
     info.FormatDiagnostic(msg);
-    std::string where;
+    RawError e;
+    e.message = std::string(msg);
     if (info.hasSourceManager() && info.getLocation().isValid()) {
       auto& sm = info.getSourceManager();
-      auto loc = sm.getPresumedLoc(sm.getExpansionLoc(info.getLocation()));
-      if (loc.isValid()) where = fmt::format("{}:{}:{}: ", loc.getFilename(), loc.getLine(), loc.getColumn());
+      e.loc = sm.getExpansionLoc(info.getLocation());
+      auto p = sm.getPresumedLoc(e.loc);
+      if (p.isValid()) e.where = fmt::format("{}:{}:{}: ", p.getFilename(), p.getLine(), p.getColumn());
     }
-    errors.push_back(where + "error: " + std::string(msg));
+    errors.push_back(std::move(e));
   }
-  std::vector<std::string> errors;
+  std::vector<RawError> errors;
+};
+
+// A file with a launch written `<< <` (which nvcc accepts) is read with the chevrons joined; the
+// text keeps its length, so every location stays where it was.
+class PatchedFile : public llvm::vfs::File {
+ public:
+  PatchedFile(llvm::vfs::Status st, std::string text) : st_(std::move(st)), text_(std::move(text)) {}
+  llvm::ErrorOr<llvm::vfs::Status> status() override { return st_; }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> getBuffer(const llvm::Twine& name, int64_t, bool, bool) override {
+    return llvm::MemoryBuffer::getMemBufferCopy(text_, name.str());
+  }
+  std::error_code close() override { return {}; }
+
+ private:
+  llvm::vfs::Status st_;
+  std::string text_;
+};
+
+class LaunchChevronFS : public llvm::vfs::ProxyFileSystem {
+ public:
+  LaunchChevronFS(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs, std::vector<std::string> skip)
+      : ProxyFileSystem(std::move(fs)), skip_(std::move(skip)) {}
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine& path) override {
+    auto f = ProxyFileSystem::openFileForRead(path);
+    std::string p = path.str();
+    if (!f || p.rfind("/usr/", 0) == 0) return f;
+    for (const auto& s : skip_)
+      if (!s.empty() && p.rfind(s, 0) == 0) return f;
+    auto st = (*f)->status();
+    auto buf = (*f)->getBuffer(path);
+    if (!st || !buf) return ProxyFileSystem::openFileForRead(path);
+    std::string text = (*buf)->getBuffer().str();
+    if (text.find("<<") == std::string::npos || !normalizeLaunchChevrons(text)) return ProxyFileSystem::openFileForRead(path);
+    return std::unique_ptr<llvm::vfs::File>(new PatchedFile(*st, std::move(text)));
+  }
+
+ private:
+  std::vector<std::string> skip_;
 };
 
 // GPUOPT_LINT_DEBUG=1: print the model's events (for developing rules).
@@ -71,119 +124,396 @@ void dumpModel(const KernelModel& m, RuleContext& rc) {
   for (const auto& b : m.barriers()) llvm::errs() << "  barrier " << b.name << " ctx=" << b.context << "\n";
 }
 
+// What one parse of a file produced.
+struct CompileError {
+  SourceSpan span;      // in a linted file
+  std::string message;  // Clang's, with a hint where one is known
+  bool inTarget = true; // located in the linted file itself (not attributed to an #include line)
+};
+struct SkippedKernel {
+  std::string name;
+  SourceSpan where;
+  std::string reason;
+  int error = -1;  // index into errors of the error that explains it, if in a linted file
+};
+struct ParseResult {
+  bool ran = false;
+  size_t rawErrors = 0;                  // every error of the parse
+  std::vector<std::string> errorTexts;   // "file:line:col: error: ..." for the input-error message
+  std::vector<CompileError> errors;      // errors in (or attributed to) linted files
+  size_t errorsInTarget = 0;             // errors located in the linted files themselves
+  std::vector<Diagnostic> diags;         // the rules' findings
+  std::vector<SkippedKernel> skipped;
+  unsigned kernels = 0;                  // analysed
+  unsigned cleanFunctions = 0;           // host or device functions with a body free of errors
+  double parseMs = 0, analysisMs = 0;
+  std::vector<std::string> log;
+};
+
+// A hint for errors that old code meets with a current toolkit.
+std::string hintFor(const std::string& msg) {
+  if (msg.find("in 'cudaDeviceProp'") != std::string::npos)
+    return " (this field was removed from cudaDeviceProp in CUDA 12/13; read it with "
+           "cudaDeviceGetAttribute(&value, cudaDevAttr..., device))";
+  if (msg.find("file not found") != std::string::npos)
+    return " (the rest of the file was analysed without it; pass its folder with -I after '--', or -p with a "
+           "compile_commands.json)";
+  return {};
+}
+
+// Statements and declarations Clang could not make sense of (RecoveryExpr, invalid declarations).
+struct InvalidFinder : clang::RecursiveASTVisitor<InvalidFinder> {
+  bool found = false;
+  bool VisitExpr(clang::Expr* e) {
+    if (e->containsErrors()) { found = true; return false; }
+    return true;
+  }
+  bool VisitDecl(clang::Decl* d) {
+    if (d->isInvalidDecl()) { found = true; return false; }
+    return true;
+  }
+};
+
+// The program's own functions a body calls (not system headers).
+struct CalleeFinder : clang::RecursiveASTVisitor<CalleeFinder> {
+  const clang::SourceManager* sm;
+  std::vector<const clang::FunctionDecl*> found;
+  void add(const clang::FunctionDecl* fd) {
+    if (!fd) return;
+    const clang::FunctionDecl* def = fd->getDefinition();
+    if (!def || !def->hasBody()) return;
+    auto loc = sm->getExpansionLoc(def->getLocation());
+    if (loc.isInvalid() || sm->isInSystemHeader(loc)) return;
+    found.push_back(def);
+  }
+  bool VisitCallExpr(clang::CallExpr* c) { add(c->getDirectCallee()); return true; }
+  bool VisitCXXConstructExpr(clang::CXXConstructExpr* c) { add(c->getConstructor()); return true; }
+};
+
 class LintConsumer : public clang::ASTConsumer {
  public:
-  LintConsumer(FileAnalysis& out, const AnalysisOptions& opts, const std::vector<std::unique_ptr<Rule>>& rules,
-               const std::string& file, Clock::time_point start, ErrorCollector& errs)
-      : out_(out), opts_(opts), rules_(rules), file_(file), start_(start), errs_(errs) {}
+  LintConsumer(ParseResult& out, const AnalysisOptions& opts, const std::vector<std::unique_ptr<Rule>>& rules,
+               const LintedFiles::Settings& files, Clock::time_point start, ErrorCollector& errs)
+      : out_(out), opts_(opts), rules_(rules), filesSettings_(files), start_(start), errs_(errs) {}
 
   void HandleTranslationUnit(clang::ASTContext& ctx) override {
     out_.parseMs = msSince(start_);
-    if (!errs_.errors.empty()) return;  // reported by the caller
     auto t0 = Clock::now();
-    // Only the file being linted is reported, so rules and kernel search traverse only its
-    // top-level declarations (not the thousands in the CUDA headers).
-    std::vector<clang::Decl*> scope;
     auto& sm = ctx.getSourceManager();
+    LintedFiles files(sm, filesSettings_);
+    // Rules and the kernel search traverse only the translation unit's own declarations (not the
+    // thousands in the CUDA headers): the main file's and those of the linted files.
+    std::vector<clang::Decl*> scope;
     for (clang::Decl* d : ctx.getTranslationUnitDecl()->decls())
-      if (d->getLocation().isValid() && sm.isInMainFile(sm.getExpansionLoc(d->getLocation()))) scope.push_back(d);
+      if (files.inScope(d->getLocation())) scope.push_back(d);
     ctx.setTraversalScope(scope);
-    RuleContext rc(ctx, opts_.model, file_);
+    RuleContext rc(ctx, opts_.model, files);
     auto enabled = [&](const Rule& r) {
       return opts_.enabledRules.empty() || opts_.enabledRules.count(std::string(r.info().id));
     };
+
+    collectErrors(sm, files, rc);
     for (const auto& r : rules_)
       if (enabled(*r)) r->checkTranslationUnit(ctx, rc);
     LaunchIndex launches(ctx);
-    for (const clang::FunctionDecl* k : findKernels(ctx, rc)) {
+    std::vector<const clang::FunctionDecl*> functions;
+    for (const clang::FunctionDecl* k : findFunctions(ctx, files, functions)) {
+      if (auto skip = taint(k, sm)) {
+        SkippedKernel s;
+        s.name = k->getQualifiedNameAsString();
+        s.where = rc.span(k->getLocation());
+        s.reason = skip->first;
+        s.error = errorIndexAt(skip->second, sm);
+        out_.skipped.push_back(std::move(s));
+        continue;
+      }
       auto model = KernelModel::build(k, ctx, opts_.model, launches);
       ++out_.kernels;
       if (opts_.frontend.verbose)
         out_.log.push_back(fmt::format("{}: kernel {}: block {}x{}x{} ({}), {} accesses, {} branches, {} barriers{}",
-                                       file_, k->getQualifiedNameAsString(), model->blockX(), model->blockY(),
-                                       model->blockZ(), model->blockSource(), model->accesses().size(),
+                                       rc.span(k->getLocation()).begin.file, k->getQualifiedNameAsString(), model->blockX(),
+                                       model->blockY(), model->blockZ(), model->blockSource(), model->accesses().size(),
                                        model->branches().size(), model->barriers().size(),
                                        model->truncated() ? " (evaluation truncated)" : ""));
       if (std::getenv("GPUOPT_LINT_DEBUG")) dumpModel(*model, rc);
       for (const auto& r : rules_)
         if (enabled(*r)) r->checkKernel(*model, rc);
     }
-    out_.result.diags = std::move(rc.diagnostics());
-    std::stable_sort(out_.result.diags.begin(), out_.result.diags.end(), [](const Diagnostic& a, const Diagnostic& b) {
-      return std::tie(a.span.begin.line, a.span.begin.col) < std::tie(b.span.begin.line, b.span.begin.col);
-    });
+    for (const clang::FunctionDecl* f : functions)
+      if (!taint(f, sm)) ++out_.cleanFunctions;
+    out_.diags = std::move(rc.diagnostics());
     out_.analysisMs = msSince(t0);
   }
 
  private:
-  // Kernel definitions in the main file; template kernels through their instantiations.
-  std::vector<const clang::FunctionDecl*> findKernels(clang::ASTContext& ctx, RuleContext& rc) {
+  // Kernel definitions in the linted files (template kernels through their instantiations); the
+  // other function definitions there go to `others`.
+  std::vector<const clang::FunctionDecl*> findFunctions(clang::ASTContext& ctx, const LintedFiles& files,
+                                                        std::vector<const clang::FunctionDecl*>& others) {
     struct V : clang::RecursiveASTVisitor<V> {
-      std::vector<const clang::FunctionDecl*> found;
-      RuleContext* rc;
+      std::vector<const clang::FunctionDecl*> kernels, others;
+      const LintedFiles* files;
       bool shouldVisitTemplateInstantiations() const { return true; }
       bool VisitFunctionDecl(clang::FunctionDecl* f) {
-        if (!f->hasAttr<clang::CUDAGlobalAttr>() || !f->doesThisDeclarationHaveABody()) return true;
+        if (!f->doesThisDeclarationHaveABody()) return true;
         if (f->isDependentContext()) return true;  // uninstantiated template pattern
-        if (!rc->inMainFile(f->getLocation())) return true;
-        found.push_back(f);
+        if (!files->contains(f->getLocation())) return true;
+        (f->hasAttr<clang::CUDAGlobalAttr>() ? kernels : others).push_back(f);
         return true;
       }
     } v;
-    v.rc = &rc;
+    v.files = &files;
     v.TraverseDecl(ctx.getTranslationUnitDecl());
-    return v.found;
+    others = std::move(v.others);
+    return v.kernels;
   }
 
-  FileAnalysis& out_;
+  // Why a function cannot be trusted: code Clang could not compile in its body or in a function
+  // of the program it calls. Returns the reason and the error's location.
+  std::optional<std::pair<std::string, clang::SourceLocation>> taint(const clang::FunctionDecl* f,
+                                                                      const clang::SourceManager& sm) {
+    std::set<const clang::FunctionDecl*> seen;
+    std::vector<std::pair<const clang::FunctionDecl*, int>> todo = {{f, 0}};
+    while (!todo.empty()) {
+      auto [fn, depth] = todo.back();
+      todo.pop_back();
+      if (!seen.insert(fn).second) continue;
+      const clang::FunctionDecl* pattern = fn->getTemplateInstantiationPattern();
+      clang::SourceLocation where;
+      bool bad = fn->isInvalidDecl();
+      for (const clang::FunctionDecl* g : {fn, pattern}) {
+        if (!g) continue;
+        auto b = sm.getExpansionLoc(g->getBeginLoc()), e = sm.getExpansionLoc(g->getEndLoc());
+        for (const auto& err : errs_.errors)
+          if (err.loc.isValid() && b.isValid() && e.isValid() && sm.getFileID(err.loc) == sm.getFileID(b) &&
+              !sm.isBeforeInTranslationUnit(err.loc, b) && !sm.isBeforeInTranslationUnit(e, err.loc)) {
+            bad = true;
+            where = err.loc;
+            break;
+          }
+        if (bad) break;
+      }
+      if (!bad && fn->getBody()) {
+        InvalidFinder inv;
+        inv.TraverseStmt(fn->getBody());
+        bad = inv.found;
+      }
+      if (bad) {
+        if (where.isInvalid()) where = sm.getExpansionLoc(fn->getLocation());
+        std::string line = fmt::format("line {}", sm.getExpansionLineNumber(where));
+        if (fn == f) return std::make_pair("its body has code Clang could not compile (" + line + ")", where);
+        return std::make_pair(fmt::format("it calls '{}', which has code Clang could not compile ({})",
+                                          fn->getQualifiedNameAsString(), line),
+                              where);
+      }
+      if (depth >= 8 || !fn->getBody()) continue;
+      CalleeFinder cf;
+      cf.sm = &sm;
+      cf.TraverseStmt(fn->getBody());
+      for (const auto* c : cf.found) todo.push_back({c, depth + 1});
+    }
+    return std::nullopt;
+  }
+
+  int errorIndexAt(clang::SourceLocation loc, const clang::SourceManager& sm) const {
+    for (size_t i = 0; i < errorLocs_.size(); ++i)
+      if (errorLocs_[i] == loc) return static_cast<int>(i);
+    // Attributed to an #include line: the error whose line matches.
+    unsigned line = sm.getExpansionLineNumber(loc);
+    for (size_t i = 0; i < out_.errors.size(); ++i)
+      if (out_.errors[i].span.begin.line == line) return static_cast<int>(i);
+    return -1;
+  }
+
+  // Errors in the linted files as findings; an error in a header the file includes is reported at
+  // the #include line that brings it in.
+  void collectErrors(const clang::SourceManager& sm, const LintedFiles& files, RuleContext& rc) {
+    out_.rawErrors = errs_.errors.size();
+    std::set<std::pair<std::string, unsigned>> lines;
+    for (const auto& e : errs_.errors) {
+      out_.errorTexts.push_back(e.where + "error: " + e.message);
+      if (e.loc.isInvalid()) continue;
+      clang::SourceLocation at = e.loc;
+      std::string origin;
+      bool direct = files.contains(at);
+      if (!direct) {
+        // Up the include stack to a linted file.
+        clang::FileID fid = sm.getFileID(at);
+        clang::SourceLocation inc = sm.getIncludeLoc(fid);
+        std::string header = std::string(sm.getFilename(at));
+        unsigned hline = sm.getExpansionLineNumber(at);
+        while (inc.isValid() && !files.contains(inc)) inc = sm.getIncludeLoc(sm.getFileID(inc));
+        if (inc.isInvalid()) {
+          // Not reached through an #include of a linted file (a forced header, the includer's own
+          // code): the includer's errors are not this file's; anything else is shown at line 1.
+          if (!files.settings().targetPath.empty()) continue;
+          inc = sm.getLocForStartOfFile(sm.getMainFileID());
+        }
+        at = inc;
+        origin = fmt::format("in included file {}:{}: ", header, hline);
+      }
+      SourceSpan span = rc.span(clang::SourceRange(at, at));
+      if (!lines.insert({span.begin.file, span.begin.line}).second) continue;  // one per line
+      CompileError ce;
+      ce.span = span;
+      ce.message = origin + e.message + hintFor(e.message);
+      ce.inTarget = direct;
+      if (direct) ++out_.errorsInTarget;
+      out_.errors.push_back(std::move(ce));
+      errorLocs_.push_back(direct ? e.loc : clang::SourceLocation());
+    }
+  }
+
+  ParseResult& out_;
   const AnalysisOptions& opts_;
   const std::vector<std::unique_ptr<Rule>>& rules_;
-  std::string file_;
+  LintedFiles::Settings filesSettings_;
   Clock::time_point start_;
   ErrorCollector& errs_;
+  std::vector<clang::SourceLocation> errorLocs_;  // parallel to out_.errors
+};
+
+// --verbose: includes resolved through the project-layout fallback folders.
+class LayoutLog : public clang::PPCallbacks {
+ public:
+  LayoutLog(const std::vector<std::string>& dirs, std::vector<std::string>& log) : dirs_(dirs), log_(log) {}
+  void InclusionDirective(clang::SourceLocation, const clang::Token&, llvm::StringRef name, bool,
+                          clang::CharSourceRange, clang::OptionalFileEntryRef file, llvm::StringRef searchPath,
+                          llvm::StringRef, const clang::Module*, bool, clang::SrcMgr::CharacteristicKind) override {
+    if (!file) return;
+    std::string sp = fs::path(searchPath.str()).lexically_normal().string();
+    for (size_t i = 1; i < dirs_.size(); ++i)  // dirs_[0] is the file's own folder
+      if (sp == dirs_[i]) {
+        log_.push_back(fmt::format("#include \"{}\" found in the project-layout folder {}", name.str(), sp));
+        return;
+      }
+  }
+
+ private:
+  const std::vector<std::string>& dirs_;
+  std::vector<std::string>& log_;
 };
 
 class LintAction : public clang::ASTFrontendAction {
  public:
-  LintAction(FileAnalysis& out, const AnalysisOptions& opts, const std::vector<std::unique_ptr<Rule>>& rules,
-             const std::string& file, ErrorCollector& errs)
-      : out_(out), opts_(opts), rules_(rules), file_(file), errs_(errs) {}
+  LintAction(ParseResult& out, const AnalysisOptions& opts, const std::vector<std::unique_ptr<Rule>>& rules,
+             const LintedFiles::Settings& files, ErrorCollector& errs, const std::vector<std::string>& layoutDirs)
+      : out_(out), opts_(opts), rules_(rules), files_(files), errs_(errs), layoutDirs_(layoutDirs) {}
+  bool BeginSourceFileAction(clang::CompilerInstance& ci) override {
+    // A missing #include is fatal to Clang (nothing after it would be checked): make it a plain
+    // error so the rest of the file is parsed and analysed.
+    ci.getDiagnostics().setFatalsAsError(true);
+    if (opts_.frontend.verbose && !layoutDirs_.empty())
+      ci.getPreprocessor().addPPCallbacks(std::make_unique<LayoutLog>(layoutDirs_, out_.log));
+    return true;
+  }
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance&, llvm::StringRef) override {
-    return std::make_unique<LintConsumer>(out_, opts_, rules_, file_, start_, errs_);
+    return std::make_unique<LintConsumer>(out_, opts_, rules_, files_, start_, errs_);
   }
 
  private:
-  FileAnalysis& out_;
+  ParseResult& out_;
   const AnalysisOptions& opts_;
   const std::vector<std::unique_ptr<Rule>>& rules_;
-  std::string file_;
+  LintedFiles::Settings files_;
   ErrorCollector& errs_;
+  const std::vector<std::string>& layoutDirs_;
   Clock::time_point start_ = Clock::now();
 };
 
-std::vector<std::string> compileDbArgs(const std::string& file, const FrontendOptions& fo,
-                                       std::vector<std::string>& log) {
+struct DbLookup {
+  std::vector<std::string> args;
+  bool found = false;
+};
+
+DbLookup compileDbArgs(const std::string& file, const FrontendOptions& fo, std::vector<std::string>& log) {
+  DbLookup r;
   std::string dir = findCompileCommandsDir(file, fo.compileCommandsDir);
-  if (dir.empty()) return {};
+  if (dir.empty()) return r;
   std::string err;
   auto db = clang::tooling::CompilationDatabase::loadFromDirectory(dir, err);
   if (!db) {
     log.push_back("compile_commands.json in " + dir + " could not be read: " + err);
-    return {};
+    return r;
   }
   std::error_code ec;
-  auto abs = std::filesystem::absolute(file, ec).lexically_normal().string();
+  auto abs = fs::absolute(file, ec).lexically_normal().string();
   auto cmds = db->getCompileCommands(abs);
   if (!cmds.empty() && !cmds.front().Heuristic.empty()) cmds.clear();  // inferred from another file: not used
   if (cmds.empty()) {
     log.push_back("compile_commands.json in " + dir + " has no entry for " + file + "; using defaults");
-    return {};
+    return r;
   }
   std::vector<std::string> dropped;
-  auto args = filterCompileCommand(cmds.front().CommandLine, cmds.front().Directory, dropped);
-  log.push_back("compile_commands.json: " + dir + " (kept " + std::to_string(args.size()) + " arguments)");
+  r.args = filterCompileCommand(cmds.front().CommandLine, cmds.front().Directory, dropped);
+  r.found = true;
+  log.push_back("compile_commands.json: " + dir + " (kept " + std::to_string(r.args.size()) + " arguments)");
   for (const auto& d : dropped) log.push_back("  dropped (not for Clang): " + d);
-  return args;
+  return r;
+}
+
+std::string canonicalPath(const std::string& p) {
+  std::error_code ec;
+  return fs::weakly_canonical(fs::absolute(p, ec), ec).string();
+}
+
+// The prefixes of files that are never linted: the toolkit, Clang's headers, the bundled ones.
+std::vector<std::string> excludedPrefixes(const std::string& resourceDir, const std::string& cudaPath) {
+  std::vector<std::string> v = {std::string(kBundledIncludeDir)};
+  for (const auto& p : {resourceDir, cudaPath})
+    if (!p.empty()) {
+      v.push_back(fs::absolute(p).lexically_normal().string());
+      v.push_back(canonicalPath(p));
+    }
+  return v;
+}
+
+struct Parser {
+  const AnalysisOptions& opts;
+  const std::vector<std::unique_ptr<Rule>>& rules;
+  std::string resourceDir, cudaPath;
+
+  // One parse of `file` (the translation unit), linting either it and its project includes or,
+  // with `target`, only that file.
+  ParseResult run(const std::string& file, const ParseCommand& cmd, const std::vector<std::string>& layoutDirs,
+                  const std::string& target = {}, const std::string& targetName = {}) {
+    ParseResult res;
+    res.ran = true;
+    auto base = llvm::makeIntrusiveRefCnt<LaunchChevronFS>(llvm::vfs::getRealFileSystem(),
+                                                           excludedPrefixes(resourceDir, cudaPath));
+    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(base);
+    {  // the bundled headers (and the nvcc-compatibility header) live in memory
+      auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+      for (const auto& [path, text] : bundledCudaHeaders())
+        mem->addFile(std::string(kBundledIncludeDir) + "/" + std::string(path), 0,
+                     llvm::MemoryBuffer::getMemBuffer(text));
+      overlay->pushOverlay(mem);
+    }
+    LintedFiles::Settings fs;
+    fs.mainName = file;
+    fs.targetPath = target.empty() ? std::string() : canonicalPath(target);
+    fs.targetName = targetName;
+    std::string root = repositoryRoot(file);
+    fs.projectRoot = !root.empty() ? root : fs::absolute(file).lexically_normal().parent_path().parent_path().string();
+    fs.excluded = excludedPrefixes(resourceDir, cudaPath);
+    fs.projectDirs = layoutDirs;
+    auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
+    ErrorCollector errs;
+    auto action = std::make_unique<LintAction>(res, opts, rules, fs, errs, layoutDirs);
+    clang::tooling::ToolInvocation inv(cmd.args, std::move(action), files.get());
+    inv.setDiagnosticConsumer(&errs);
+    bool ok = inv.run();
+    if (!ok && errs.errors.empty() && res.rawErrors == 0) {
+      res.rawErrors = 1;  // the driver rejected the command
+      res.errorTexts.push_back("error: the compiler driver rejected the command; try --verbose");
+    }
+    return res;
+  }
+};
+
+ParseCommand hostVariant(ParseCommand pc) {
+  std::replace(pc.args.begin(), pc.args.end(), std::string("--cuda-device-only"), std::string("--cuda-host-only"));
+  return pc;
 }
 
 }  // namespace
@@ -197,58 +527,133 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
     fa.result.errors.push_back({file, *err});
     return fa;
   }
-  auto dbArgs = compileDbArgs(file, opts.frontend, fa.log);
-  ParseCommand pc = buildParseCommand(file, opts.frontend, resourceDir, cudaPath, dbArgs);
-  if (opts.frontend.verbose) {
-    std::string cmd;
-    for (const auto& a : pc.args) cmd += (cmd.empty() ? "" : " ") + a;
-    fa.log.push_back("parse: " + cmd);
-  }
-
-  auto parse = [&](const ParseCommand& cmd, ErrorCollector& errs) {
-    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
-    {  // the bundled headers (and the nvcc-compatibility header) live in memory
-      auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-      for (const auto& [path, text] : bundledCudaHeaders())
-        mem->addFile(std::string(kBundledIncludeDir) + "/" + std::string(path), 0,
-                     llvm::MemoryBuffer::getMemBuffer(text));
-      overlay->pushOverlay(mem);
+  Parser parser{opts, rules, resourceDir, cudaPath};
+  // How a file is parsed: its compile_commands.json entry, or the usual project layout.
+  auto commandFor = [&](const std::string& f, std::vector<std::string>& layout) {
+    DbLookup db = compileDbArgs(f, opts.frontend, fa.log);
+    layout = db.found ? std::vector<std::string>{} : projectLayoutIncludeDirs(f);
+    ParseCommand pc = buildParseCommand(f, opts.frontend, resourceDir, cudaPath, db.args, layout);
+    if (opts.frontend.verbose) {
+      std::string cmd;
+      for (const auto& a : pc.args) cmd += (cmd.empty() ? "" : " ") + a;
+      fa.log.push_back("parse: " + cmd);
     }
-    auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
-    auto action = std::make_unique<LintAction>(fa, opts, rules, file, errs);
-    clang::tooling::ToolInvocation inv(cmd.args, std::move(action), files.get());
-    inv.setDiagnosticConsumer(&errs);
-    return inv.run() && errs.errors.empty();
+    return pc;
   };
-  ErrorCollector errs;
-  bool ok = parse(pc, errs);
-  if (!ok && !pc.bundledCuda) {
+  std::vector<std::string> layout;
+  ParseCommand pc = commandFor(file, layout);
+  ParseResult best = parser.run(file, pc, layout);
+  if (best.rawErrors && !pc.bundledCuda) {
     // Host code that calls host-only overloads (e.g. max(float, float) from the toolkit's host
-    // math) does not compile device side: fall back to a host-side parse of the same file.
-    ParseCommand host = pc;
-    std::replace(host.args.begin(), host.args.end(), std::string("--cuda-device-only"), std::string("--cuda-host-only"));
-    ErrorCollector hostErrs;
-    FileAnalysis saved = fa;
-    if (parse(host, hostErrs)) {
-      fa.log.push_back(file + ": the device-side parse failed (" + (errs.errors.empty() ? std::string("driver error") : errs.errors.front()) +
-                       "); analysed with a host-side parse (code under __CUDA_ARCH__ is not seen)");
-      return fa;
+    // math) does not compile device side: a host-side parse may do better.
+    ParseResult h = parser.run(file, hostVariant(pc), layout);
+    if (h.rawErrors < best.rawErrors) {
+      fa.log.push_back(file + ": the device-side parse had " + std::to_string(best.rawErrors) + " errors (" +
+                       best.errorTexts.front() + "); analysed with a host-side parse (" + std::to_string(h.rawErrors) +
+                       " errors; code under __CUDA_ARCH__ is not seen)");
+      best = std::move(h);
     }
-    fa = std::move(saved);
   }
-  if (!ok) {
-    std::string msg = "could not be parsed as CUDA";
+  std::string usedIncluder;
+  if (best.errorsInTarget > 0) {
+    // A kernel file that only compiles inside the file that includes it: analyse it there.
+    std::vector<std::string> dbFiles;  // entries of the database (if any) are candidates too
+    if (std::string dir = findCompileCommandsDir(file, opts.frontend.compileCommandsDir); !dir.empty()) {
+      std::string err;
+      if (auto db = clang::tooling::CompilationDatabase::loadFromDirectory(dir, err)) dbFiles = db->getAllFiles();
+    }
+    for (const auto& inc : findIncluders(file, opts.otherInputs, dbFiles)) {
+      std::vector<std::string> incLayout;
+      ParseCommand ipc = commandFor(inc, incLayout);
+      ParseResult r = parser.run(inc, ipc, incLayout, file, file);
+      if (r.rawErrors && !ipc.bundledCuda && r.errorsInTarget) {
+        ParseResult h = parser.run(inc, hostVariant(ipc), incLayout, file, file);
+        if (h.errorsInTarget < r.errorsInTarget) r = std::move(h);
+      }
+      std::string shown = relativePath(inc, fs::current_path().string());
+      fa.log.push_back(fmt::format("{}: tried through {}, which includes it: {} errors in the file", file, shown,
+                                   r.errorsInTarget));
+      if (r.errorsInTarget < best.errorsInTarget) {
+        best = std::move(r);
+        usedIncluder = shown;
+      }
+      if (best.errorsInTarget == 0) break;
+    }
+    if (!usedIncluder.empty()) fa.log.push_back(file + ": does not compile alone; analysed as included by " + usedIncluder);
+  }
+  fa.parseMs = best.parseMs;
+  fa.analysisMs = best.analysisMs;
+  fa.kernels = best.kernels;
+  fa.result.kernels = static_cast<int>(best.kernels);
+  fa.result.includer = usedIncluder;
+  fa.log.insert(fa.log.end(), best.log.begin(), best.log.end());
+  for (const auto& s : best.skipped)
+    fa.log.push_back(fmt::format("{}:{}: kernel {} not analysed: {}", s.where.begin.file, s.where.begin.line, s.name, s.reason));
+
+  bool compileErrorsOn = opts.enabledRules.empty() || opts.enabledRules.count(std::string(CompileErrorRule::kInfo.id));
+  if (best.rawErrors && best.kernels == 0 && best.cleanFunctions == 0) {
+    // Nothing in the file could be analysed: an input error (exit status 2).
+    std::string msg = "could not be parsed as CUDA: no kernel or function in it could be analysed";
     if (pc.bundledCuda) msg += " (with the bundled CUDA declarations; pass --cuda-path if a toolkit is installed)";
     size_t shown = 0;
-    for (const auto& e : errs.errors) {
-      if (shown++ == 3) { msg += fmt::format("\n  ... and {} more errors", errs.errors.size() - 3); break; }
+    for (const auto& e : best.errorTexts) {
+      if (shown++ == 3) { msg += fmt::format("\n  ... and {} more errors", best.errorTexts.size() - 3); break; }
       msg += "\n  " + e;
     }
-    if (errs.errors.empty()) msg += "\n  (the compiler driver rejected the command; try --verbose)";
     fa.result.errors.push_back({file, msg});
-    fa.result.diags.clear();
+    return fa;
   }
+  fa.result.diags = std::move(best.diags);
+  if (compileErrorsOn) {
+    constexpr size_t kMaxErrors = 50;
+    std::vector<Diagnostic> errs;
+    for (size_t i = 0; i < best.errors.size() && i < kMaxErrors; ++i) {
+      const auto& e = best.errors[i];
+      Diagnostic d;
+      d.ruleId = std::string(CompileErrorRule::kInfo.id);
+      d.severity = CompileErrorRule::kInfo.severity;
+      d.span = e.span;
+      d.message = e.message;
+      if (i + 1 == kMaxErrors && best.errors.size() > kMaxErrors)
+        d.message += fmt::format(" (and {} more compile errors not shown)", best.errors.size() - kMaxErrors);
+      errs.push_back(std::move(d));
+    }
+    // Each kernel that was not analysed is named at the error that explains it (else at the first).
+    for (const auto& s : best.skipped) {
+      size_t at = s.error >= 0 && static_cast<size_t>(s.error) < errs.size() ? static_cast<size_t>(s.error) : 0;
+      if (errs.empty()) break;
+      errs[at].notes.push_back({s.where, fmt::format("kernel '{}' was not analysed: {}", s.name, s.reason)});
+    }
+    fa.result.diags.insert(fa.result.diags.end(), errs.begin(), errs.end());
+  }
+  std::stable_sort(fa.result.diags.begin(), fa.result.diags.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return std::tie(a.span.begin.file, a.span.begin.line, a.span.begin.col) <
+           std::tie(b.span.begin.file, b.span.begin.line, b.span.begin.col);
+  });
   return fa;
+}
+
+std::vector<std::string> compileDatabaseCudaFiles(const std::string& dir, std::string& error) {
+  auto db = clang::tooling::CompilationDatabase::loadFromDirectory(dir, error);
+  if (!db) return {};
+  std::vector<std::string> out;
+  for (const auto& cmd : db->getAllCompileCommands()) {
+    std::string ext = fs::path(cmd.Filename).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
+    bool cuda = ext == ".cu" || ext == ".cuh";
+    for (size_t i = 0; !cuda && i < cmd.CommandLine.size(); ++i) {
+      const auto& a = cmd.CommandLine[i];
+      if ((a == "-x" && i + 1 < cmd.CommandLine.size() && cmd.CommandLine[i + 1] == "cuda") || a == "-xcuda" ||
+          (i == 0 && fs::path(a).filename() == "nvcc"))
+        cuda = true;
+    }
+    if (!cuda) continue;
+    fs::path p = fs::path(cmd.Filename).is_absolute() ? fs::path(cmd.Filename) : fs::path(cmd.Directory) / cmd.Filename;
+    std::string s = p.lexically_normal().string();
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  }
+  if (out.empty()) error = "compile_commands.json in " + dir + " has no CUDA translation unit (.cu, -x cuda or nvcc)";
+  return out;
 }
 
 }  // namespace gpuopt

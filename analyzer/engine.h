@@ -17,6 +17,9 @@ struct AnalysisOptions {
   FrontendOptions frontend;
   ModelOptions model;
   std::set<std::string> enabledRules;  // ids; empty = all
+  // The other files of the run: a file that does not compile alone is analysed through one of
+  // them when it includes it.
+  std::vector<std::string> otherInputs;
 };
 
 struct FileAnalysis {
@@ -30,8 +33,17 @@ struct FileAnalysis {
 // The rules (rules/all_rules.h), one instance each.
 std::vector<std::unique_ptr<Rule>> registerAllRules();
 
+// Parses and analyses one file. Compile errors do not hide what parsed: kernels whose bodies (and
+// the program's functions they call) are free of errors are analysed, the errors become
+// `compile-error` findings, and kernels that could not be analysed are named in notes. Only when
+// nothing in the file could be analysed (no kernel and no function free of errors) is the file an
+// input error. A file with errors of its own is also tried through the files that include it
+// (findIncluders), and the parse with the fewest errors in the file is used.
 FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
                          const std::vector<std::unique_ptr<Rule>>& rules,
                          const std::string& resourceDir, const std::string& cudaPath);
+
+// The CUDA translation units of a compile_commands.json (.cu/.cuh files, `-x cuda`, or nvcc).
+std::vector<std::string> compileDatabaseCudaFiles(const std::string& dir, std::string& error);
 
 }  // namespace gpuopt

@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -163,11 +166,12 @@ std::string findCompileCommandsDir(const std::string& file, const std::string& e
 
 ParseCommand buildParseCommand(const std::string& file, const FrontendOptions& o,
                                const std::string& resourceDir, const std::string& cudaPath,
-                               const std::vector<std::string>& dbArgs) {
+                               const std::vector<std::string>& dbArgs,
+                               const std::vector<std::string>& layoutDirs) {
   ParseCommand pc;
   auto& a = pc.args;
   a = {"clang++", "-fsyntax-only", "-x", "cuda", "-resource-dir", resourceDir,
-       "--cuda-gpu-arch=" + o.gpuArch, "-Wno-unknown-cuda-version", "-w", "-ferror-limit=20", "-fno-caret-diagnostics"};
+       "--cuda-gpu-arch=" + o.gpuArch, "-Wno-unknown-cuda-version", "-w", "-ferror-limit=0", "-fno-caret-diagnostics"};
   bool hasStd = std::any_of(dbArgs.begin(), dbArgs.end(), [](const std::string& s) { return s.rfind("-std=", 0) == 0; }) ||
                 std::any_of(o.extraArgs.begin(), o.extraArgs.end(), [](const std::string& s) { return s.rfind("-std=", 0) == 0; });
   if (!hasStd) a.push_back("-std=c++17");
@@ -196,8 +200,192 @@ ParseCommand buildParseCommand(const std::string& file, const FrontendOptions& o
   a.push_back("-D__GPUOPT_LINT__=1");
   a.insert(a.end(), dbArgs.begin(), dbArgs.end());
   a.insert(a.end(), o.extraArgs.begin(), o.extraArgs.end());
+  for (const auto& d : layoutDirs) {
+    a.push_back("-idirafter");
+    a.push_back(d);
+  }
   a.push_back(file);
   return pc;
+}
+
+std::string repositoryRoot(const std::string& file) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(file, ec).lexically_normal().parent_path();
+  while (!dir.empty()) {
+    if (fs::exists(dir / ".git", ec)) return dir.string();
+    if (dir == dir.root_path()) break;
+    dir = dir.parent_path();
+  }
+  return {};
+}
+
+std::vector<std::string> projectLayoutIncludeDirs(const std::string& file) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(file, ec).lexically_normal().parent_path();
+  std::string root = repositoryRoot(file);
+  std::vector<std::string> out;
+  auto add = [&](const fs::path& p) {
+    if (!fs::is_directory(p, ec)) return;
+    std::string s = p.lexically_normal().string();
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  };
+  add(dir);
+  for (int level = 0; !dir.empty(); ++level) {
+    for (const char* sub : {"include", "inc", "common", "common/inc", "Common"}) add(dir / sub);
+    if (!root.empty() ? dir.string() == root : level >= 4) break;
+    if (dir == dir.root_path()) break;
+    dir = dir.parent_path();
+  }
+  return out;
+}
+
+bool normalizeLaunchChevrons(std::string& text) {
+  bool changed = false;
+  auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  size_t pos = 0;
+  while ((pos = text.find("<<", pos)) != std::string::npos) {
+    size_t j = pos + 2;
+    while (j < text.size() && blank(text[j])) ++j;
+    // `<<` blanks `<`, and not `<< <<` (a shift of a shift is not valid C++ either, but be strict).
+    if (j == pos + 2 || j >= text.size() || text[j] != '<' || (j + 1 < text.size() && text[j + 1] == '<')) {
+      pos += 2;
+      continue;
+    }
+    // Move the third '<' next to the first two; the blanks go after it.
+    std::rotate(text.begin() + static_cast<long>(pos + 2), text.begin() + static_cast<long>(j),
+                text.begin() + static_cast<long>(j + 1));
+    changed = true;
+    // The closing `>> >` of the same launch: the first `>>` after it (within the statement).
+    size_t close = text.find(">>", pos + 3);
+    size_t end = text.find(';', pos + 3);
+    if (close != std::string::npos && (end == std::string::npos || close < end)) {
+      size_t m = close + 2;
+      while (m < text.size() && blank(text[m])) ++m;
+      if (m > close + 2 && m < text.size() && text[m] == '>') {
+        std::rotate(text.begin() + static_cast<long>(close + 2), text.begin() + static_cast<long>(m),
+                    text.begin() + static_cast<long>(m + 1));
+      }
+    }
+    pos = j + 1;
+  }
+  return changed;
+}
+
+std::vector<IncludeDirective> scanIncludes(const std::string& text) {
+  std::vector<IncludeDirective> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    size_t i = pos;
+    auto skip = [&] { while (i < eol && (text[i] == ' ' || text[i] == '\t')) ++i; };
+    skip();
+    if (i < eol && text[i] == '#') {
+      ++i;
+      skip();
+      if (text.compare(i, 7, "include") == 0) {
+        i += 7;
+        skip();
+        if (i < eol && (text[i] == '"' || text[i] == '<')) {
+          char close = text[i] == '"' ? '"' : '>';
+          size_t e = text.find(close, i + 1);
+          if (e != std::string::npos && e < eol) out.push_back({text.substr(i + 1, e - i - 1), close == '>'});
+        }
+      }
+    }
+    pos = eol + 1;
+  }
+  return out;
+}
+
+namespace {
+bool isSourceExtension(const fs::path& p) {
+  std::string ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
+  for (const char* e : {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".inl"})
+    if (ext == e) return true;
+  return false;
+}
+
+std::string readSmallFile(const fs::path& p) {
+  std::error_code ec;
+  if (fs::file_size(p, ec) > (4u << 20) || ec) return {};
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+std::vector<std::string> findIncluders(const std::string& target, const std::vector<std::string>& inputs,
+                                       const std::vector<std::string>& dbFiles, size_t max) {
+  std::error_code ec;
+  auto canon = [&](const fs::path& p) { return fs::weakly_canonical(fs::absolute(p, ec), ec).string(); };
+  // The candidates: given files first, then the folders around the target.
+  std::vector<std::string> cands;
+  std::map<std::string, int> rank;  // 0 input, 1 database entry, 2 found in a folder
+  auto addCand = [&](const fs::path& p, int r) {
+    std::string c = canon(p);
+    if (c.empty() || !isSourceExtension(c)) return;
+    auto [it, fresh] = rank.emplace(c, r);
+    if (fresh) cands.push_back(c);
+    else it->second = std::min(it->second, r);
+  };
+  for (const auto& f : inputs) addCand(f, 0);
+  for (const auto& f : dbFiles) addCand(f, 1);
+  fs::path dir = fs::path(canon(target)).parent_path();
+  for (int up = 0; up < 3 && !dir.empty(); ++up) {
+    size_t n = 0;
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      if (++n > 2000) break;
+      if (it->is_regular_file(ec)) addCand(it->path(), 2);
+    }
+    if (dir == dir.root_path()) break;
+    dir = dir.parent_path();
+  }
+  // Who includes whom, among the candidates (and the target).
+  std::string tgt = canon(target);
+  std::map<std::string, std::vector<std::string>> includedBy;  // file -> candidates including it
+  for (const auto& c : cands) {
+    if (c == tgt) continue;
+    std::string text = readSmallFile(c);
+    if (text.find("include") == std::string::npos) continue;
+    fs::path cdir = fs::path(c).parent_path();
+    auto layout = projectLayoutIncludeDirs(c);
+    for (const auto& inc : scanIncludes(text)) {
+      std::vector<fs::path> tries = {cdir / inc.spelled};
+      for (const auto& d : layout) tries.push_back(fs::path(d) / inc.spelled);
+      for (const auto& t : tries) {
+        if (!fs::exists(t, ec)) continue;
+        std::string r = canon(t);
+        if (rank.count(r) || r == tgt) includedBy[r].push_back(c);
+        break;
+      }
+    }
+  }
+  // Walk up from the target to the outermost includers.
+  std::vector<std::pair<std::string, int>> found;  // file, depth
+  std::set<std::string> seen = {tgt};
+  std::vector<std::pair<std::string, int>> stack = {{tgt, 0}};
+  while (!stack.empty()) {
+    auto [f, depth] = stack.back();
+    stack.pop_back();
+    for (const auto& inc : includedBy[f]) {
+      if (!seen.insert(inc).second) continue;
+      found.push_back({inc, depth + 1});
+      if (depth < 4) stack.push_back({inc, depth + 1});
+    }
+  }
+  auto isRoot = [&](const std::string& f) { return includedBy[f].empty(); };
+  auto isCu = [](const std::string& f) { return fs::path(f).extension() == ".cu"; };
+  std::stable_sort(found.begin(), found.end(), [&](const auto& a, const auto& b) {
+    return std::make_tuple(!isRoot(a.first), rank[a.first], !isCu(a.first), a.second) <
+           std::make_tuple(!isRoot(b.first), rank[b.first], !isCu(b.first), b.second);
+  });
+  std::vector<std::string> out;
+  for (const auto& [f, d] : found) {
+    if (out.size() >= max) break;
+    out.push_back(f);
+  }
+  return out;
 }
 
 }  // namespace gpuopt

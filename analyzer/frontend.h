@@ -41,6 +41,35 @@ std::vector<std::string> filterCompileCommand(const std::vector<std::string>& cm
 // Finds compile_commands.json in `dir` or a parent of the file's folder. Empty if none.
 std::string findCompileCommandsDir(const std::string& file, const std::string& explicitDir);
 
+// The repository root above `file`: the nearest ancestor folder holding `.git`. Empty if none.
+std::string repositoryRoot(const std::string& file);
+
+// Include folders a project without compile_commands.json usually passes with -I: the file's own
+// folder (for `#include <local.cu>`), and the include/, inc/, common/, common/inc/ and Common/
+// folders of the file's folder and of its ancestors up to the repository root (at most 4 levels
+// up without one). Only existing folders, nearest first. They are searched last (-idirafter),
+// so they only resolve includes that are not found otherwise.
+std::vector<std::string> projectLayoutIncludeDirs(const std::string& file);
+
+// nvcc accepts a launch written `k<< <grid, block>> >(...)`; Clang's lexer needs `<<<`/`>>>` in one
+// piece. Rewrites `<<` + blanks + `<` to `<<<` + blanks (same length, so every column stays) and
+// the `>>` + blanks + `>` that closes it. Returns whether anything changed.
+bool normalizeLaunchChevrons(std::string& text);
+
+// The `#include` directives of a source text: the spelled path and whether it was <angled>.
+struct IncludeDirective {
+  std::string spelled;
+  bool angled = false;
+};
+std::vector<IncludeDirective> scanIncludes(const std::string& text);
+
+// Files that include `target` (directly or through other files that do), found by reading the
+// `#include` lines of: `inputs`, `dbFiles` (compile_commands.json entries), and the source files of
+// target's folder and of up to two folders above it. Outermost includers first (a file no other
+// candidate includes), then inputs and database entries before other files, .cu before the rest.
+std::vector<std::string> findIncluders(const std::string& target, const std::vector<std::string>& inputs,
+                                       const std::vector<std::string>& dbFiles, size_t max = 3);
+
 struct ParseCommand {
   std::vector<std::string> args;  // argv for the Clang driver, args[0] is the program
   bool bundledCuda = false;       // parsing against the bundled header (no toolkit)
@@ -48,9 +77,11 @@ struct ParseCommand {
 };
 
 // The full command used to parse `file`. `dbArgs` are the filtered compile_commands.json flags.
+// `layoutDirs` are added with -idirafter (see projectLayoutIncludeDirs).
 ParseCommand buildParseCommand(const std::string& file, const FrontendOptions& o,
                                const std::string& resourceDir, const std::string& cudaPath,
-                               const std::vector<std::string>& dbArgs);
+                               const std::vector<std::string>& dbArgs,
+                               const std::vector<std::string>& layoutDirs = {});
 
 // The bundled CUDA headers (analyzer/cuda_stub), embedded at build time.
 const std::vector<std::pair<std::string_view, std::string_view>>& bundledCudaHeaders();

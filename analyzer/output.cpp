@@ -99,6 +99,8 @@ void writeJson(std::ostream& os, const std::vector<FileResult>& results, const O
   for (const auto& r : results) {
     json f = {{"file", relativePath(r.file, oc.cwd)}, {"findings", json::array()}, {"errors", json::array()}};
     for (const auto& e : r.errors) f["errors"].push_back({{"file", relativePath(e.file, oc.cwd)}, {"message", e.message}});
+    if (r.kernels >= 0) f["kernels"] = r.kernels;  // kernels analysed
+    if (!r.includer.empty()) f["includer"] = relativePath(r.includer, oc.cwd);
     for (const auto& d : r.diags) {
       json j = {{"ruleId", d.ruleId},
                 {"severity", std::string(severityName(d.severity))},

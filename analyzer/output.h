@@ -16,6 +16,8 @@ struct FileResult {
   std::string file;
   std::vector<Diagnostic> diags;
   std::vector<InputError> errors;
+  int kernels = -1;      // kernels analysed (-1: not analysed at all)
+  std::string includer;  // the file it was analysed through, when it does not compile alone
 };
 
 struct OutputContext {

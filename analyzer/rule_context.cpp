@@ -3,14 +3,76 @@
 #include <clang/Lex/Lexer.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "rules/impact.h"
 
 namespace gpuopt {
 
-bool RuleContext::inMainFile(clang::SourceLocation loc) const {
+namespace fs = std::filesystem;
+
+namespace {
+std::string absoluteNormal(llvm::StringRef name) {
+  std::error_code ec;
+  return fs::absolute(fs::path(name.str()), ec).lexically_normal().string();
+}
+bool under(const std::string& path, const std::string& dir) {
+  if (dir.empty()) return false;
+  std::string d = dir.back() == '/' ? dir : dir + "/";
+  return path.rfind(d, 0) == 0;
+}
+}  // namespace
+
+bool LintedFiles::containsFile(clang::FileID fid) const {
+  if (fid.isInvalid()) return false;
+  auto [it, fresh] = cache_.try_emplace(fid.getHashValue(), false);
+  if (!fresh) return it->second;
+  bool linted = false;
+  auto entry = sm_.getFileEntryRefForID(fid);
+  if (!s_.targetPath.empty()) {
+    if (entry) {
+      std::error_code ec;
+      linted = fs::weakly_canonical(absoluteNormal(entry->getName()), ec).string() == s_.targetPath;
+    }
+  } else if (fid == sm_.getMainFileID()) {
+    linted = true;
+  } else if (entry) {
+    std::string path = absoluteNormal(entry->getName());
+    bool projectDir = false;
+    for (const auto& d : s_.projectDirs) projectDir = projectDir || under(path, d);
+    linted = (projectDir || !clang::SrcMgr::isSystem(sm_.getFileCharacteristic(sm_.getLocForStartOfFile(fid)))) &&
+             under(path, s_.projectRoot);
+    for (const auto& ex : s_.excluded) linted = linted && !under(path, ex);
+  }
+  it->second = linted;
+  return linted;
+}
+
+bool LintedFiles::contains(clang::SourceLocation loc) const {
   if (loc.isInvalid()) return false;
-  return sm().isInMainFile(sm().getExpansionLoc(loc));
+  return containsFile(sm_.getFileID(sm_.getExpansionLoc(loc)));
+}
+
+bool LintedFiles::inScope(clang::SourceLocation loc) const {
+  if (loc.isInvalid()) return false;
+  auto e = sm_.getExpansionLoc(loc);
+  return sm_.isInMainFile(e) || contains(e);
+}
+
+std::string LintedFiles::displayName(clang::FileID fid) const {
+  if (fid == sm_.getMainFileID() && s_.targetPath.empty()) return s_.mainName;
+  auto entry = sm_.getFileEntryRefForID(fid);
+  if (!entry) return std::string(sm_.getBufferName(sm_.getLocForStartOfFile(fid)));
+  std::string path = absoluteNormal(entry->getName());
+  if (!s_.targetPath.empty()) {
+    std::error_code ec;
+    if (fs::weakly_canonical(path, ec).string() == s_.targetPath) return s_.targetName;
+  }
+  if (fid == sm_.getMainFileID()) return s_.mainName;
+  std::error_code ec;
+  auto rel = fs::path(path).lexically_relative(fs::current_path(ec));
+  if (!ec && !rel.empty() && *rel.begin() != "..") return rel.string();
+  return path;
 }
 
 SourceSpan RuleContext::span(clang::SourceRange r) const {
@@ -20,7 +82,7 @@ SourceSpan RuleContext::span(clang::SourceRange r) const {
   // End of the last token.
   auto eTok = clang::Lexer::getLocForEndOfToken(e, 0, sm(), ctx_.getLangOpts());
   if (eTok.isValid()) e = eTok.getLocWithOffset(-1);
-  s.begin.file = sm().isInMainFile(b) ? mainFile_ : std::string(sm().getFilename(b));
+  s.begin.file = files_.displayName(sm().getFileID(b));
   s.begin.line = sm().getExpansionLineNumber(b);
   s.begin.col = sm().getExpansionColumnNumber(b);
   s.endLine = sm().getExpansionLineNumber(e);

@@ -4,6 +4,7 @@
 #include <clang/Basic/SourceManager.h>
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analyzer/diagnostic.h"
@@ -12,10 +13,42 @@
 
 namespace gpuopt {
 
+// Which files of a translation unit are linted, and under which name they are reported.
+// Normally: the main file and the project's own files it includes (not system or toolkit headers,
+// and only files under the project root). When a file that does not compile alone is analysed
+// through a file that includes it, only that file ("target") is linted.
+class LintedFiles {
+ public:
+  struct Settings {
+    std::string mainName;              // the main file, as given on the command line
+    std::string targetPath;            // canonical path of the target; empty: normal mode
+    std::string targetName;            // the target, as given on the command line
+    std::string projectRoot;           // included files outside it are not linted
+    std::vector<std::string> excluded; // path prefixes never linted (toolkit, Clang, bundled headers)
+    // Project folders searched with -idirafter (projectLayoutIncludeDirs): Clang counts headers
+    // found there as system headers, but they are the project's own.
+    std::vector<std::string> projectDirs;
+  };
+  LintedFiles(const clang::SourceManager& sm, Settings s) : sm_(sm), s_(std::move(s)) {}
+  bool contains(clang::SourceLocation loc) const;
+  bool containsFile(clang::FileID fid) const;
+  // Whether the file is in the translation unit's own code (main file or linted): traversal scope.
+  bool inScope(clang::SourceLocation loc) const;
+  // The name a file is reported under: as given for the main file and the target, else its path
+  // (relative to the working directory when inside it).
+  std::string displayName(clang::FileID fid) const;
+  const Settings& settings() const { return s_; }
+
+ private:
+  const clang::SourceManager& sm_;
+  Settings s_;
+  mutable std::unordered_map<unsigned, bool> cache_;
+};
+
 class RuleContext {
  public:
-  RuleContext(clang::ASTContext& ctx, const ModelOptions& opts, std::string mainFile)
-      : ctx_(ctx), opts_(opts), mainFile_(std::move(mainFile)) {}
+  RuleContext(clang::ASTContext& ctx, const ModelOptions& opts, const LintedFiles& files)
+      : ctx_(ctx), opts_(opts), files_(files) {}
 
   clang::ASTContext& ast() const { return ctx_; }
   const clang::SourceManager& sm() const { return ctx_.getSourceManager(); }
@@ -24,8 +57,9 @@ class RuleContext {
     return opts_.ruleOption(std::string(r.id), key, def);
   }
 
-  // Only code in the file being linted is reported (headers are linted when passed themselves).
-  bool inMainFile(clang::SourceLocation loc) const;
+  // Only code in the linted files is reported (the main file and the project's own includes).
+  bool inLintedFile(clang::SourceLocation loc) const { return files_.contains(loc); }
+  const LintedFiles& files() const { return files_; }
   SourceSpan span(clang::SourceRange r) const;
   SourceSpan span(const clang::Stmt* s) const { return span(s->getSourceRange()); }
   SourceSpan span(const clang::Decl* d) const { return span(d->getSourceRange()); }
@@ -39,7 +73,7 @@ class RuleContext {
  private:
   clang::ASTContext& ctx_;
   const ModelOptions& opts_;
-  std::string mainFile_;
+  const LintedFiles& files_;
   std::vector<Diagnostic> diags_;
 };
 

@@ -4,6 +4,7 @@
 
 #include "rules/bank_conflict.h"
 #include "rules/barrier_divergence.h"
+#include "rules/compile_error.h"
 #include "rules/divergent_branch.h"
 #include "rules/missing_syncthreads.h"
 #include "rules/pageable_memcpy.h"
@@ -27,6 +28,7 @@ void forEachRuleType(F&& f) {
   f(RuleTag<PageableMemcpyRule>{});
   f(RuleTag<UnsafeWarpReduceRule>{});
   f(RuleTag<BarrierDivergenceRule>{});
+  f(RuleTag<CompileErrorRule>{});  // the compiler's own errors (reported by the engine)
 }
 
 }  // namespace gpuopt

@@ -89,7 +89,7 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   for (const auto& a : m.accesses()) {
     if (a.space != MemSpace::Shared || !a.known || a.data || !a.strideSym.empty() || a.isAtomic) continue;
     if (a.elemSize == 0 || a.elemSize > 16) continue;
-    if (!rc.inMainFile(a.expr->getBeginLoc())) continue;
+    if (!rc.inLintedFile(a.expr->getBeginLoc())) continue;
     // All fields of a record of at most 16 bytes written or read together (v.x, v.y, v.z, v.w):
     // the compiler emits one vector access, served in conflict-free quarter- or half-warp phases.
     int64_t recStride = 0;
@@ -119,7 +119,7 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     Diagnostic d = rc.make(kInfo, rc.span(e), msg);
     const auto* vd = llvm::dyn_cast_or_null<clang::VarDecl>(a.base);
     clang::SourceRange dim;
-    if (vd && innerDimension(vd, dim) && rc.inMainFile(vd->getLocation()) && c.rowStrideWords % 32 == 0) {
+    if (vd && innerDimension(vd, dim) && rc.inLintedFile(vd->getLocation()) && c.rowStrideWords % 32 == 0) {
       std::string old = rc.text(dim);
       d.fixHint = fmt::format("pad the inner dimension of '{}' by one element ('[{} + 1]') so that a column "
                               "spreads over all 32 banks",

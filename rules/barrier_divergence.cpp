@@ -28,7 +28,7 @@ const clang::Expr* guardOf(clang::ASTContext& ctx, const clang::Stmt* s) {
 void BarrierDivergenceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   std::set<const clang::Expr*> reported;
   for (const auto& b : m.barriers()) {
-    if (!b.blockLevel || !rc.inMainFile(b.call->getBeginLoc())) continue;
+    if (!b.blockLevel || !rc.inLintedFile(b.call->getBeginLoc())) continue;
     unsigned alive = 0, arrive = 0;
     int firstMissing = -1, firstArriving = -1;
     for (unsigned t = 0; t < b.active.size(); ++t) {

@@ -54,7 +54,7 @@ void DivergentBranchRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   std::vector<const clang::Stmt*> order;
   std::set<const clang::Stmt*> unknown;
   for (const auto& b : m.branches()) {
-    if (!rc.inMainFile(b.stmt->getBeginLoc())) continue;
+    if (!rc.inLintedFile(b.stmt->getBeginLoc())) continue;
     if (!b.known || b.data || b.param) {
       unknown.insert(b.stmt);  // data- or parameter-dependent: not judged (bounds guards, data branches)
       continue;

@@ -15,7 +15,7 @@ void MissingSyncthreadsRule::checkKernel(const KernelModel& m, RuleContext& rc) 
     if (r.warpSynchronous) continue;  // owned by unsafe-warp-reduce
     const Access& a = *r.first;
     const Access& b = *r.second;
-    if (!rc.inMainFile(b.expr->getBeginLoc())) continue;
+    if (!rc.inLintedFile(b.expr->getBeginLoc())) continue;
     if (!reported.insert(b.expr).second) continue;
     bool bWrites = b.isWrite, aWrites = a.isWrite;
     std::string kind = bWrites ? (aWrites ? "write-after-write" : "write-after-read") : "read-after-write";

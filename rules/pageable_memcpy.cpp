@@ -312,7 +312,7 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
     for (const Expr* host : cc.hostArgs) {
       Trace tr = traceHostPointer(ctx, host, call);
       auto emit = [&](const Stmt* where, const Trace& t, bool viaHelper, const CallExpr* helperCall) {
-        if (!rc.inMainFile(where->getBeginLoc())) return;
+        if (!rc.inLintedFile(where->getBeginLoc())) return;
         bool inLoop = viaHelper || loop;
         std::string msg;
         if (cc.async && !inLoop)

@@ -29,7 +29,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   std::vector<std::pair<const clang::Expr*, bool>> order;
   for (const auto& a : m.accesses()) {
     if (a.space != MemSpace::Global || a.isAtomic || a.elemSize == 0) continue;
-    if (!rc.inMainFile(a.expr->getBeginLoc())) continue;
+    if (!rc.inLintedFile(a.expr->getBeginLoc())) continue;
     if (!a.known && !a.data) continue;
     if (recordCoverage(m, a) * 2 > 1.0) continue;  // more than half of each record is used
     for (unsigned w = 0; w < m.warps(); ++w) {

@@ -38,7 +38,7 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     const auto& r = *g.first;
     const Access& a = *r.first;
     const Access& b = *r.second;
-    if (!rc.inMainFile(b.expr->getBeginLoc())) continue;
+    if (!rc.inLintedFile(b.expr->getBeginLoc())) continue;
     std::string pair = fmt::format("lane {} {} {} while lane {} {} it", r.t2 % 32, b.isWrite ? "writes" : "reads",
                                    elementName(b, r.byteAddr), r.t1 % 32, a.isWrite ? "writes" : "reads");
     std::string msg;

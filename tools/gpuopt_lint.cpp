@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
+#include <tuple>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -96,6 +98,15 @@ int main(int argc, char** argv) {
 #else
   std::error_code ec;
   std::string cwd = std::filesystem::current_path(ec).string();
+  // Whole-project run: `-p DIR` and no files lints every CUDA translation unit of the database.
+  if (o.files.empty() && !o.frontend.compileCommandsDir.empty() && !o.dumpConfig) {
+    std::string dbErr;
+    o.files = compileDatabaseCudaFiles(o.frontend.compileCommandsDir, dbErr);
+    if (o.files.empty()) {
+      std::cerr << "gpuopt-lint: error: " << (dbErr.empty() ? "no CUDA files in the compilation database" : dbErr) << "\n";
+      return 2;
+    }
+  }
   // Configuration: .gpuopt-lint.yaml nearest to each file (command line wins).
   std::vector<FileResult> results(o.files.size());
   std::vector<ResolvedOptions> perFile(o.files.size());
@@ -107,6 +118,7 @@ int main(int argc, char** argv) {
       results[i].errors.push_back({o.files[i], cerr});
       configError = true;
     }
+    perFile[i].analysis.otherInputs = o.files;
   }
   if (o.dumpConfig) {
     ResolvedOptions r;
@@ -135,6 +147,10 @@ int main(int argc, char** argv) {
     for (const auto& l : cudaLog) std::cerr << "gpuopt-lint: " << l << "\n";
   auto rules = registerAllRules();
 
+  // Progress on a terminal for runs of several files (never on a pipe or a file).
+  bool progress = o.files.size() > 1 && isatty(STDERR_FILENO) && !o.quiet;
+  std::mutex progressMutex;
+  size_t done = 0;
   std::vector<std::vector<std::string>> logs(o.files.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
@@ -145,15 +161,31 @@ int main(int argc, char** argv) {
         results[i].file = o.files[i];
         continue;
       }
+      if (progress) {
+        std::lock_guard<std::mutex> lock(progressMutex);
+        std::cerr << fmt::format("\r\033[K[{}/{}] {}", done + 1, o.files.size(), o.files[i]) << std::flush;
+      }
       FileAnalysis fa = analyzeFile(o.files[i], ro.analysis, rules, resourceDir, cudaPath);
       SourceCache sc;
+      // NOLINT comments of each file a finding is in (the file itself, or a header it includes).
+      std::set<std::string> files;
+      for (const auto& d : fa.result.diags) files.insert(d.span.begin.file);
+      files.erase(o.files[i]);
       applySuppressions(o.files[i], sc.lines(o.files[i]), fa.result.diags);
+      for (const auto& f : files) {
+        Suppressions s(f, sc.lines(f));
+        std::erase_if(fa.result.diags, [&](const Diagnostic& d) { return d.span.begin.file == f && s.suppresses(d); });
+      }
       applySeverities(ro, fa.result.diags);
       results[i] = std::move(fa.result);
       logs[i] = std::move(fa.log);
       if (o.frontend.verbose)
         logs[i].push_back(fmt::format("{}: parse {:.1f} ms, analysis {:.1f} ms, {} kernels", o.files[i], fa.parseMs,
                                       fa.analysisMs, fa.kernels));
+      if (progress) {
+        std::lock_guard<std::mutex> lock(progressMutex);
+        ++done;
+      }
     }
   };
   unsigned jobs = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(o.files.size())));
@@ -161,16 +193,33 @@ int main(int argc, char** argv) {
   for (unsigned j = 1; j < jobs; ++j) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  if (progress) std::cerr << "\r\033[K" << std::flush;
   if (o.frontend.verbose)
     for (auto& l : logs)
       for (auto& line : l) std::cerr << "gpuopt-lint: " << line << "\n";
 
+  // A header (or an included kernel file) linted through several inputs is reported once.
+  {
+    std::set<std::tuple<std::string, std::string, unsigned, unsigned, std::string>> seen;
+    for (auto& r : results)
+      std::erase_if(r.diags, [&](const Diagnostic& d) {
+        std::error_code e2;
+        std::string f = std::filesystem::weakly_canonical(std::filesystem::absolute(d.span.begin.file, e2), e2).string();
+        return !seen.insert({d.ruleId, f, d.span.begin.line, d.span.begin.col, d.message}).second;
+      });
+  }
+
   // --fix: apply mechanical fixes.
   if (o.fix) {
     for (auto& r : results) {
-      if (r.diags.empty()) continue;
-      std::string ferr;
-      if (!applyFixes(r.file, r.diags, o.dryRun, std::cout, ferr)) r.errors.push_back({r.file, ferr});
+      // Fixes are applied file by file (a finding can be in a header the input includes).
+      std::map<std::string, std::vector<Diagnostic>> byFile;
+      for (const auto& d : r.diags)
+        if (!d.fixIts.empty()) byFile[d.span.begin.file].push_back(d);
+      for (const auto& [file, diags] : byFile) {
+        std::string ferr;
+        if (!applyFixes(file, diags, o.dryRun, std::cout, ferr)) r.errors.push_back({file, ferr});
+      }
     }
   }
 
@@ -196,14 +245,26 @@ int main(int argc, char** argv) {
       if (meetsFailThreshold(perFile[i], d)) anyFinding = true;
   }
   if (o.format == OutputFormat::Text && !o.quiet) {
-    size_t n = 0, files = 0;
+    size_t n = 0, files = 0, kernels = 0;
+    std::vector<std::string> noKernel;
     for (const auto& r : results) {
       n += r.diags.size();
       files += r.errors.empty() ? 1 : 0;
+      if (r.kernels > 0) kernels += static_cast<size_t>(r.kernels);
+      if (r.kernels == 0 && r.errors.empty()) noKernel.push_back(r.file);
     }
     if (n || anyError)
-      std::cerr << fmt::format("gpuopt-lint: {} finding{} in {} file{} analysed{}\n", n, n == 1 ? "" : "s", files,
-                               files == 1 ? "" : "s", anyError ? "; some inputs could not be analysed" : "");
+      std::cerr << fmt::format("gpuopt-lint: {} finding{} in {} file{} analysed ({} kernel{}){}\n", n, n == 1 ? "" : "s",
+                               files, files == 1 ? "" : "s", kernels, kernels == 1 ? "" : "s",
+                               anyError ? "; some inputs could not be analysed" : "");
+    // Say which files had no kernel to analyse (host code only, or kernels the compiler rejected).
+    if (!noKernel.empty()) {
+      std::string list;
+      for (size_t k = 0; k < noKernel.size() && k < 5; ++k) list += (k ? ", " : "") + noKernel[k];
+      if (noKernel.size() > 5) list += fmt::format(" and {} more", noKernel.size() - 5);
+      std::cerr << fmt::format("gpuopt-lint: no kernel analysed in {} file{}: {}\n", noKernel.size(),
+                               noKernel.size() == 1 ? "" : "s", list);
+    }
   }
   return anyError ? 2 : anyFinding ? 1 : 0;
 #endif

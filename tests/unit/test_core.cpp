@@ -90,11 +90,13 @@ TEST(Registry, FixedIdsAndEveryRuleHasItsDoc) {
   std::vector<std::string> ids;
   for (const auto& r : allRuleInfos()) ids.emplace_back(r.id);
   std::vector<std::string> want = {"divergent-branch", "uncoalesced-access", "missing-syncthreads", "bank-conflict",
-                                   "pageable-memcpy", "unsafe-warp-reduce", "barrier-divergence"};
+                                   "pageable-memcpy", "unsafe-warp-reduce", "barrier-divergence", "compile-error"};
   EXPECT_EQ(ids, want);
   for (const auto& r : allRuleInfos()) {
     EXPECT_TRUE(std::regex_match(std::string(r.id), std::regex("[a-z]+(-[a-z]+)*"))) << r.id;
-    EXPECT_EQ(r.demo, r.id) << "demo name is the rule id";
+    // Every check has a demo named after it; compile-error reports the compiler's own errors.
+    if (r.id == "compile-error") EXPECT_EQ(r.demo, "");
+    else EXPECT_EQ(r.demo, r.id) << "demo name is the rule id";
     const EmbeddedDoc* doc = findRuleDoc(r.id);
     ASSERT_NE(doc, nullptr) << "docs/rules/" << r.id << ".md missing";
     std::string md(doc->markdown);
@@ -423,4 +425,57 @@ TEST(Frontend, ResourceDirIsCheckedWithAClearError) {
   EXPECT_EQ(findResourceDir(o, err), "");
   EXPECT_NE(err.find("__clang_cuda_runtime_wrapper.h"), std::string::npos) << err;
   EXPECT_NE(err.find("--resource-dir"), std::string::npos) << err;
+}
+
+TEST(Frontend, LaunchChevronsWrittenWithSpacesAreJoinedInPlace) {
+  std::string s = "  k << < grid, block >> > (a, b);\n  x = y << 2;\n  std::vector<std::vector<int>> v;\n";
+  std::string before = s;
+  EXPECT_TRUE(normalizeLaunchChevrons(s));
+  EXPECT_EQ(s.size(), before.size()) << "same length: columns stay";
+  EXPECT_EQ(s, "  k <<<  grid, block >>>  (a, b);\n  x = y << 2;\n  std::vector<std::vector<int>> v;\n");
+  std::string ok = "k<<<g, b>>>(x); y = a << b; z = a<<<b;";  // nothing to join
+  std::string copy = ok;
+  EXPECT_FALSE(normalizeLaunchChevrons(ok));
+  EXPECT_EQ(ok, copy);
+  std::string tabs = "k<<\t<g, b>>\t>(x);";
+  EXPECT_TRUE(normalizeLaunchChevrons(tabs));
+  EXPECT_EQ(tabs, "k<<<\tg, b>>>\t(x);");
+}
+
+TEST(Frontend, IncludeScanAndIncluderSearch) {
+  auto incs = scanIncludes("#include \"a.cu\"\n  #  include <b.h>\n// #include \"c.h\" is a comment\nint x;\n");
+  ASSERT_EQ(incs.size(), 2u);
+  EXPECT_EQ(incs[0].spelled, "a.cu");
+  EXPECT_FALSE(incs[0].angled);
+  EXPECT_EQ(incs[1].spelled, "b.h");
+  EXPECT_TRUE(incs[1].angled);
+  // proj/main.cu includes kernels/wrapper.cu, which includes kernels/kernel.cu; other.cu includes
+  // nothing. The outermost includer comes first.
+  std::string d = fs::path(tmp("inc/x")).parent_path().string() + "/proj";
+  fs::remove_all(d);
+  fs::create_directories(d + "/kernels");
+  write(d + "/kernels/kernel.cu", "__global__ void k() {}\n");
+  write(d + "/kernels/wrapper.cu", "#include \"kernel.cu\"\nvoid run() {}\n");
+  write(d + "/main.cu", "#include \"kernels/wrapper.cu\"\nint main() {}\n");
+  write(d + "/other.cu", "int f();\n");
+  auto found = findIncluders(d + "/kernels/kernel.cu", {}, {});
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(fs::path(found[0]).filename(), "main.cu");
+  EXPECT_EQ(fs::path(found[1]).filename(), "wrapper.cu");
+  EXPECT_TRUE(findIncluders(d + "/other.cu", {}, {}).empty());
+}
+
+TEST(Frontend, ProjectLayoutFoldersUpToTheRepositoryRoot) {
+  std::string root = fs::path(tmp("layout/x")).parent_path().string() + "/repo";
+  fs::remove_all(root);
+  fs::create_directories(root + "/.git");
+  fs::create_directories(root + "/common");
+  fs::create_directories(root + "/bench/include");
+  fs::create_directories(root + "/bench/src");
+  write(root + "/bench/src/k.cu", "\n");
+  fs::create_directories(fs::path(root).parent_path() / "common");  // above the root: not used
+  EXPECT_EQ(repositoryRoot(root + "/bench/src/k.cu"), root);
+  auto dirs = projectLayoutIncludeDirs(root + "/bench/src/k.cu");
+  std::vector<std::string> want = {root + "/bench/src", root + "/bench/include", root + "/common"};
+  EXPECT_EQ(dirs, want);
 }

@@ -1,0 +1,211 @@
+// Real projects as they are: kernel files that only compile inside their includer, kernels in the
+// project's own headers, the usual include layouts without compile_commands.json, compile errors
+// that do not hide what parsed, and whole-project runs from a compilation database.
+// The projects live in tests/projects/; their "expect:" comments give the findings, as in the
+// fixtures, for every file of the project.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <regex>
+#include <set>
+
+#include "test_util.h"
+
+using namespace gpuopt::test;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+const std::string kProjects = std::string(GPUOPT_SOURCE_DIR) + "/tests/projects";
+
+// (file relative to the project folder, line, rule)
+using Findings = std::set<std::tuple<std::string, int, std::string>>;
+
+Findings expectedIn(const std::string& dir, const std::vector<std::string>& files) {
+  Findings f;
+  static const std::regex re(R"(expect: ([a-z-]+(\s*,\s*[a-z-]+)*))");
+  for (const auto& rel : files) {
+    std::istringstream in(readFile(dir + "/" + rel));
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      std::smatch m;
+      if (!std::regex_search(line, m, re)) continue;
+      std::stringstream ids(m[1].str());
+      for (std::string id; std::getline(ids, id, ',');) {
+        id.erase(0, id.find_first_not_of(' '));
+        f.emplace(rel, n, id);
+      }
+    }
+  }
+  return f;
+}
+
+// Findings of every file of a JSON report, with paths relative to `dir` (the run's cwd).
+Findings actualOf(const json& j) {
+  Findings f;
+  for (const auto& file : j["files"])
+    for (const auto& x : file["findings"])
+      f.emplace(x["location"]["file"].get<std::string>(), x["location"]["line"].get<int>(),
+                x["ruleId"].get<std::string>());
+  return f;
+}
+
+std::string describe(const Findings& f) {
+  std::string s;
+  for (const auto& [file, line, rule] : f) s += "  " + file + ":" + std::to_string(line) + " " + rule + "\n";
+  return s.empty() ? "  (none)\n" : s;
+}
+}  // namespace
+
+TEST(Projects, KernelFileThatOnlyCompilesInsideItsIncluderIsAnalysedThere) {
+  std::string dir = kProjects + "/included_kernel";
+  for (const char* mode : {"--cuda-path /usr/local/cuda", "--no-cuda"}) {
+    if (std::string(mode).find("/usr/local") != std::string::npos && !fs::exists("/usr/local/cuda/include/cuda_runtime.h"))
+      continue;
+    auto r = runLint(std::string(mode) + " --format json kernel.cu", dir);
+    ASSERT_EQ(r.rc, 1) << r.out << r.err;
+    auto j = json::parse(r.out);
+    EXPECT_TRUE(j["files"][0]["errors"].empty()) << j.dump(2);
+    EXPECT_EQ(j["files"][0]["includer"], "main.cu") << mode;
+    EXPECT_EQ(j["files"][0]["kernels"], 1);
+    Findings want = expectedIn(dir, {"kernel.cu"}), got = actualOf(j);
+    EXPECT_EQ(got, want) << mode << "\nwant:\n" << describe(want) << "got:\n" << describe(got);
+    // The block shape comes from the includer's launch (64 threads): no "assuming" in messages.
+    EXPECT_EQ(r.out.find("assuming"), std::string::npos) << r.out;
+  }
+  auto r = runLint("--verbose kernel.cu", dir);
+  EXPECT_NE(r.err.find("kernel.cu: does not compile alone; analysed as included by main.cu"), std::string::npos) << r.err;
+}
+
+TEST(Projects, IncluderAnalysesTheKernelsOfTheProjectFilesItIncludes) {
+  std::string dir = kProjects + "/included_kernel";
+  auto r = runLint("--format json main.cu", dir);
+  ASSERT_EQ(r.rc, 1) << r.out << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["files"][0]["kernels"], 1) << "relax, defined in kernel.cu";
+  Findings want = expectedIn(dir, {"main.cu", "kernel.cu"}), got = actualOf(j);
+  EXPECT_EQ(got, want) << "want:\n" << describe(want) << "got:\n" << describe(got);
+  // Both files given: each finding once.
+  r = runLint("--format json main.cu kernel.cu", dir);
+  ASSERT_EQ(r.rc, 1) << r.out << r.err;
+  j = json::parse(r.out);
+  size_t n = 0;
+  for (const auto& f : j["files"]) n += f["findings"].size();
+  EXPECT_EQ(n, want.size()) << j.dump(2);
+}
+
+TEST(Projects, CommonFolderIsSearchedWithoutACompilationDatabase) {
+  std::string dir = kProjects + "/layout";
+  auto r = runLint("--format json --verbose src/app.cu", dir);
+  ASSERT_EQ(r.rc, 1) << r.out << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_TRUE(j["files"][0]["errors"].empty()) << j.dump(2);
+  EXPECT_EQ(j["files"][0]["kernels"], 2) << "scale (app.cu) and transposeTile (common/util.cuh)";
+  Findings want = expectedIn(dir, {"src/app.cu", "common/util.cuh"}), got = actualOf(j);
+  EXPECT_EQ(got, want) << "want:\n" << describe(want) << "got:\n" << describe(got);
+  EXPECT_NE(r.err.find("#include \"util.cuh\" found in the project-layout folder"), std::string::npos) << r.err;
+  // NOLINT in the header applies to findings reported there.
+  std::string d = tempDir("layout-nolint");
+  fs::copy(dir, d, fs::copy_options::recursive);
+  std::string h = readFile(d + "/common/util.cuh");
+  h = std::regex_replace(h, std::regex("// expect: uncoalesced-access, bank-conflict"), "// NOLINT(bank-conflict)");
+  writeFile(d + "/common/util.cuh", h);
+  r = runLint("--format json src/app.cu", d);
+  got = actualOf(json::parse(r.out));
+  EXPECT_EQ(got, (Findings{{"common/util.cuh", 12, "uncoalesced-access"}})) << describe(got);
+}
+
+TEST(Projects, CompileErrorsAreFindingsAndNeverHideTheKernelsThatParsed) {
+  std::string d = tempDir("cerr");
+  // A broken host function beside a clean kernel: the kernel is analysed, the error reported.
+  writeFile(d + "/host_broken.cu",
+            "#include <cuda_runtime.h>\n"
+            "__global__ void k(float* a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] = 1; }\n"
+            "int main() { cudaDeviceProp p; cudaGetDeviceProperties(&p, 0); return p.clockRate; }\n");
+  // Nothing but broken code: an input error.
+  writeFile(d + "/all_broken.cu", "__global__ void k(float* a) { a[threadIdx.x] = undefined_thing; }\n");
+  auto r = runLint("--format json host_broken.cu", d);
+  EXPECT_EQ(r.rc, 1) << "compile errors fail the run by default (severity error)";
+  auto j = json::parse(r.out);
+  ASSERT_EQ(j["files"][0]["findings"].size(), 1u) << j.dump(2);
+  auto f = j["files"][0]["findings"][0];
+  EXPECT_EQ(f["ruleId"], "compile-error");
+  EXPECT_EQ(f["severity"], "error");
+  EXPECT_EQ(f["location"]["line"], 3);
+  EXPECT_NE(f["message"].get<std::string>().find("no member named 'clockRate' in 'cudaDeviceProp'"), std::string::npos);
+  EXPECT_NE(f["message"].get<std::string>().find("cudaDeviceGetAttribute"), std::string::npos) << "hint for removed fields";
+  EXPECT_EQ(j["files"][0]["kernels"], 1);
+  EXPECT_TRUE(j["files"][0]["errors"].empty());
+  // Disabled, or made a note below --fail-on: the run passes.
+  r = runLint("--disable compile-error host_broken.cu", d);
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  writeFile(d + "/.gpuopt-lint.yaml", "severity: {compile-error: note}\nfail-on: warning\n");
+  r = runLint("host_broken.cu", d);
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("host_broken.cu:3:"), std::string::npos) << "still shown, as a note: " << r.out;
+  fs::remove(d + "/.gpuopt-lint.yaml");
+  // Every output format carries it.
+  r = runLint("--format sarif host_broken.cu", d);
+  EXPECT_NE(r.out.find("\"ruleId\": \"compile-error\""), std::string::npos) << r.out;
+  r = runLint("--format github host_broken.cu", d);
+  EXPECT_NE(r.out.find("::error file=host_broken.cu,line=3,col="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("title=gpuopt-lint compile-error"), std::string::npos) << r.out;
+  // Nothing analysable: exit 2, the errors named; other files still reported.
+  r = runLint("all_broken.cu host_broken.cu", d);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("all_broken.cu: error: could not be parsed as CUDA: no kernel or function in it could be analysed"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("all_broken.cu:1:48: error: use of undeclared identifier 'undefined_thing'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("host_broken.cu:3:"), std::string::npos) << r.out;
+}
+
+TEST(Projects, KernelsNotAnalysedAreNamedWithTheReason) {
+  std::string path = std::string(GPUOPT_SOURCE_DIR) + "/tests/fixtures/compile_errors.cu";
+  auto r = runLint("--format json '" + path + "'");
+  ASSERT_EQ(r.rc, 1) << r.out << r.err;
+  auto j = json::parse(r.out);
+  std::map<std::string, std::pair<int, int>> notes;  // message -> (finding line, note line)
+  for (const auto& f : j["files"][0]["findings"])
+    for (const auto& n : f["notes"]) notes[n["message"].get<std::string>()] = {f["location"]["line"], n["location"]["line"]};
+  auto a = notes.find("kernel 'usesHeader' was not analysed: its body has code Clang could not compile (line 22)");
+  ASSERT_NE(a, notes.end()) << j.dump(2);
+  EXPECT_EQ(a->second, std::make_pair(22, 21)) << "at the error, pointing at the kernel";
+  auto b = notes.find("kernel 'callsBroken' was not analysed: it calls 'helper', which has code Clang could not compile (line 26)");
+  ASSERT_NE(b, notes.end()) << j.dump(2);
+  EXPECT_EQ(b->second, std::make_pair(26, 30));
+  EXPECT_EQ(j["files"][0]["kernels"], 2) << "intact and clean";
+}
+
+TEST(Projects, WholeProjectRunFromTheCompilationDatabase) {
+  std::string d = tempDir("wholedb");
+  writeFile(d + "/src/a.cu", "__global__ void a(float* x) { x[threadIdx.x * 32] = 0; }\n");
+  writeFile(d + "/src/b.cu", "__global__ void b(float* x) { x[threadIdx.x] = 0; }\n");
+  writeFile(d + "/src/host.cpp", "int main() { return 0; }\n");
+  writeFile(d + "/src/c.cpp", "__global__ void c(float* x) { x[threadIdx.x * 16] = 0; }\n");  // -x cuda
+  writeFile(d + "/build/compile_commands.json",
+            "[{\"directory\": \"" + d + "/build\", \"file\": \"../src/a.cu\", \"command\": \"nvcc -c ../src/a.cu\"},\n"
+            " {\"directory\": \"" + d + "/build\", \"file\": \"../src/b.cu\", \"command\": \"nvcc -c ../src/b.cu\"},\n"
+            " {\"directory\": \"" + d + "/build\", \"file\": \"../src/c.cpp\", \"command\": \"clang++ -x cuda -c ../src/c.cpp\"},\n"
+            " {\"directory\": \"" + d + "/build\", \"file\": \"../src/host.cpp\", \"command\": \"g++ -c ../src/host.cpp\"}]");
+  auto r = runLint("-p build --format json", d);
+  ASSERT_EQ(r.rc, 1) << r.out << r.err;
+  auto j = json::parse(r.out);
+  std::set<std::string> files;
+  for (const auto& f : j["files"]) files.insert(f["file"].get<std::string>());
+  EXPECT_EQ(files, (std::set<std::string>{"src/a.cu", "src/b.cu", "src/c.cpp"})) << j.dump(2);
+  Findings got = actualOf(j);
+  EXPECT_EQ(got, (Findings{{"src/a.cu", 1, "uncoalesced-access"}, {"src/c.cpp", 1, "uncoalesced-access"}})) << describe(got);
+  EXPECT_EQ(r.err.find("\r"), std::string::npos) << "no progress line on a pipe";
+  // A file given explicitly that is not in the database still works beside it.
+  writeFile(d + "/extra.cu", "__global__ void e(float* x) { x[threadIdx.x * 8] = 0; }\n");
+  r = runLint("-p build extra.cu", d);
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("extra.cu:1:"), std::string::npos) << r.out;
+  // A database without CUDA files is a clear error.
+  writeFile(d + "/hostonly/compile_commands.json",
+            "[{\"directory\": \"" + d + "\", \"file\": \"src/host.cpp\", \"command\": \"g++ -c src/host.cpp\"}]");
+  r = runLint("-p hostonly", d);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("has no CUDA translation unit"), std::string::npos) << r.err;
+}
