@@ -37,6 +37,8 @@ Output:
   --format FMT            text (default), json, sarif, github
   --color WHEN            auto (default), always, never
   -q, --quiet             no summary line
+  --no-group              list every place of a repeated pattern (default: one finding per pattern
+                          and kernel, saying "and N more like it", the others as related places)
   --fix                   apply mechanical fixes (e.g. pad a bank-conflicting shared array)
   --dry-run               with --fix: print the diff instead of writing
   -j N                    analyse N files in parallel (default: number of cores)
@@ -48,7 +50,10 @@ Measured proofs (needs a CUDA GPU):
 
   --help, --version
 
-Exit status: 0 no findings, 1 findings, 2 usage error or an input that could not be analysed.
+With -p DIR and no FILE, every CUDA translation unit of DIR/compile_commands.json is linted.
+
+Exit status: 0 no findings, 1 findings (compile errors are findings: compile-error), 2 usage error
+or an input in which nothing could be analysed (no kernel and no function free of compile errors).
 Suppress a finding with // NOLINT(rule-id), // NOLINTNEXTLINE(rule-id), NOLINTBEGIN/NOLINTEND.
 )";
 }
@@ -182,6 +187,7 @@ bool parseCommandLine(const std::vector<std::string>& args, CliOptions& o, std::
       if (!parseSeverity(o.failOn, s)) { error = "--fail-on expects note, warning or error"; return false; }
     }
     else if (a == "--fix") { if (!flag()) return false; o.fix = true; }
+    else if (a == "--no-group") { if (!flag()) return false; o.noGroup = true; }
     else if (a == "--dry-run") { if (!flag()) return false; o.dryRun = true; }
     else if (!a.empty() && a[0] == '-' && a != "-") { error = "unknown option '" + args[i] + "'"; return false; }
     else o.files.push_back(args[i]);

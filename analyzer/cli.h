@@ -25,6 +25,7 @@ struct CliOptions {
   std::string demo;
   bool demoJson = false;
   bool fix = false, dryRun = false;
+  bool noGroup = false;  // --no-group: one finding per place, repeats not folded
   unsigned jobs = 0;  // 0 = number of cores
   bool gpuArchGiven = false;
   std::string failOn;  // --fail-on

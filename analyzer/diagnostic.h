@@ -42,6 +42,13 @@ struct Diagnostic {
   std::string fixHint;        // "how to fix it", one sentence
   std::vector<FixIt> fixIts;  // mechanical fixes, if provably right
   std::string demo;           // `gpuopt-lint --demo <demo>` measures it
+  std::string function;       // the kernel (or function) it was found in, if any
+  // Further places of the same pattern in the same kernel, folded into this finding
+  // (groupRepeats); SARIF relatedLocations.
+  std::vector<SourceSpan> related;
+  // Stable across edits that move lines: rule, kernel, normalised source text (SARIF
+  // partialFingerprints), set by assignFingerprints.
+  std::string fingerprint;
 };
 
 // Problems with an input (not findings): the file could not be analysed.

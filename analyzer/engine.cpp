@@ -236,8 +236,10 @@ class LintConsumer : public clang::ASTConsumer {
                                        model->branches().size(), model->barriers().size(),
                                        model->truncated() ? " (evaluation truncated)" : ""));
       if (std::getenv("GPUOPT_LINT_DEBUG")) dumpModel(*model, rc);
+      rc.setFunction(k->getQualifiedNameAsString());
       for (const auto& r : rules_)
         if (enabled(*r)) r->checkKernel(*model, rc);
+      rc.setFunction({});
     }
     for (const clang::FunctionDecl* f : functions)
       if (!taint(f, sm)) ++out_.cleanFunctions;

@@ -110,6 +110,12 @@ void writeJson(std::ostream& os, const std::vector<FileResult>& results, const O
       for (const auto& n : d.notes) j["notes"].push_back({{"message", n.message}, {"location", spanJson(n.span, oc)}});
       if (!d.fixHint.empty()) j["fix"] = d.fixHint;
       if (!d.demo.empty()) j["demo"] = d.demo;
+      if (!d.function.empty()) j["kernel"] = d.function;
+      if (!d.fingerprint.empty()) j["fingerprint"] = d.fingerprint;
+      if (!d.related.empty()) {
+        j["related"] = json::array();
+        for (const auto& r : d.related) j["related"].push_back(spanJson(r, oc));
+      }
       if (!d.fixIts.empty()) {
         j["fixIts"] = json::array();
         for (const auto& fx : d.fixIts) j["fixIts"].push_back({{"location", spanJson(fx.span, oc)}, {"replacement", fx.replacement}});
@@ -212,13 +218,20 @@ void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const 
                   {"locations", json::array({sarifLocation(d.span, oc)})}};
       auto it = std::find(ruleIds.begin(), ruleIds.end(), d.ruleId);
       if (it != ruleIds.end()) res["ruleIndex"] = static_cast<int>(it - ruleIds.begin());
-      if (!d.notes.empty()) {
+      if (!d.fingerprint.empty()) res["partialFingerprints"] = {{"gpuoptLint/v1", d.fingerprint}};
+      if (!d.notes.empty() || !d.related.empty()) {
         json related = json::array();
         int id = 0;
         for (const auto& n : d.notes) {
           json loc = sarifLocation(n.span, oc);
           loc["id"] = id++;
           loc["message"] = {{"text", n.message}};
+          related.push_back(std::move(loc));
+        }
+        for (const auto& r : d.related) {
+          json loc = sarifLocation(r, oc);
+          loc["id"] = id++;
+          loc["message"] = {{"text", "another place with the same pattern"}};
           related.push_back(std::move(loc));
         }
         res["relatedLocations"] = std::move(related);

@@ -115,6 +115,7 @@ Diagnostic RuleContext::make(const RuleInfo& info, SourceSpan where, std::string
   d.span = std::move(where);
   d.message = std::move(message);
   d.demo = std::string(info.demo);
+  d.function = function_;
   // Every finding names its demo and, where one was measured, the penalty it showed.
   if (auto impact = measuredImpact(info.id); !impact.empty()) d.message += " [" + impact + "]";
   else if (!info.demo.empty()) d.message += " [see --demo " + std::string(info.demo) + "]";

@@ -67,6 +67,8 @@ class RuleContext {
   std::string text(const clang::Stmt* s) const { return text(s->getSourceRange()); }
 
   Diagnostic make(const RuleInfo& info, SourceSpan where, std::string message) const;
+  // The kernel the following findings are in (set by the engine around each kernel's checks).
+  void setFunction(std::string name) { function_ = std::move(name); }
   void report(Diagnostic d);
   std::vector<Diagnostic>& diagnostics() { return diags_; }
 
@@ -75,6 +77,7 @@ class RuleContext {
   const ModelOptions& opts_;
   const LintedFiles& files_;
   std::vector<Diagnostic> diags_;
+  std::string function_;
 };
 
 }  // namespace gpuopt

@@ -15,9 +15,9 @@ struct Split {
   const Branch* b = nullptr;
   unsigned divergentWarps = 0, activeWarps = 0;
   unsigned firstWarp = 0;
-  unsigned taken = 0, total = 0;  // in the first divergent warp: lanes on path 1, active lanes
-  unsigned paths = 0;             // distinct paths in that warp
-  bool sameSplitEverywhere = true;
+  unsigned taken = 0, total = 0;  // summed over the divergent warps: lanes on path 1, active lanes
+  unsigned paths = 0;             // most distinct paths in one warp
+  std::map<std::pair<unsigned, unsigned>, unsigned> dist;  // (taken, active) in a warp -> warps
   bool singleLane = true;         // every divergent warp has exactly one lane taking the branch
 };
 
@@ -37,13 +37,13 @@ Split analyse(const Branch& b, unsigned warps) {
     if (taken != 1) s.singleLane = false;
     if (first) {
       s.firstWarp = w;
-      s.taken = taken;
-      s.total = static_cast<unsigned>(lanes.size());
-      s.paths = static_cast<unsigned>(count.size());
       first = false;
-    } else if (taken != s.taken || lanes.size() != s.total) {
-      s.sameSplitEverywhere = false;
     }
+    // Every divergent warp counts: the split of the first one is not the split of the others.
+    s.taken += taken;
+    s.total += static_cast<unsigned>(lanes.size());
+    s.paths = std::max(s.paths, static_cast<unsigned>(count.size()));
+    ++s.dist[{taken, static_cast<unsigned>(lanes.size())}];
   }
   return s;
 }
@@ -96,20 +96,40 @@ void DivergentBranchRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (best->divergentWarps == best->activeWarps && best->activeWarps > 1) where = "in every warp";
     else if (best->divergentWarps == 1) where = fmt::format("in warp {}", best->firstWarp);
     else where = fmt::format("in {} of {} warps", best->divergentWarps, best->activeWarps);
+    // "14 of 32 lanes ... in every warp" when every divergent warp splits the same way; otherwise
+    // the distribution: "28 of 32 lanes in 6 warps, 14 of 32 in 2 warps".
+    std::string split;
+    unsigned perWarpTaken = 0, perWarpTotal = 0;
+    if (best->dist.size() == 1) {
+      perWarpTaken = best->dist.begin()->first.first;
+      perWarpTotal = best->dist.begin()->first.second;
+      split = fmt::format("{} of {} lanes", perWarpTaken, perWarpTotal);
+    } else {
+      std::vector<std::pair<unsigned, std::pair<unsigned, unsigned>>> byCount;
+      for (const auto& [k, n] : best->dist) byCount.push_back({n, k});
+      std::stable_sort(byCount.begin(), byCount.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+      for (size_t i = 0; i < byCount.size() && i < 3; ++i)
+        split += fmt::format("{}{} of {}{} in {} warp{}", i ? ", " : "", byCount[i].second.first, byCount[i].second.second,
+                             i ? "" : " lanes", byCount[i].first, byCount[i].first == 1 ? "" : "s");
+      if (byCount.size() > 3) split += fmt::format(" and {} other splits", byCount.size() - 3);
+    }
     std::string cond = b.cond ? rc.text(b.cond) : std::string("the condition");
     std::string msg;
     if (b.isLoop) {
       msg = fmt::format("divergent loop: lanes of a warp leave the loop at different iterations (condition '{}'; "
-                        "{} of {} lanes continue {}); the warp runs until its slowest lane is done",
-                        cond, best->taken, best->total, where);
+                        "{} continue {}); the warp runs until its slowest lane is done",
+                        cond, split, best->dist.size() == 1 ? where : fmt::format("({} divergent warps)", best->divergentWarps));
     } else if (best->paths > 2) {
-      msg = fmt::format("divergent switch on '{}': lanes of a warp take {} different cases {}; the cases run one "
+      msg = fmt::format("divergent switch on '{}': lanes of a warp take up to {} different cases {}; the cases run one "
                         "after the other", cond, best->paths, where);
-    } else {
-      msg = fmt::format("divergent branch '{}': {} of {} lanes take the branch {}{}; {}", cond, best->taken,
-                        best->total, where, best->sameSplitEverywhere ? "" : " (split varies)",
+    } else if (best->dist.size() == 1) {
+      msg = fmt::format("divergent branch '{}': {} take the branch {}; {}", cond, split, where,
                         b.elseWork ? "both paths run one after the other"
-                                   : fmt::format("the other {} lanes idle while it runs", best->total - best->taken));
+                                   : fmt::format("the other {} lanes idle while it runs", perWarpTotal - perWarpTaken));
+    } else {
+      msg = fmt::format("divergent branch '{}': lanes taking the branch: {} ({} of {} warps diverge); {}", cond, split,
+                        best->divergentWarps, best->activeWarps,
+                        b.elseWork ? "both paths run one after the other" : "the other lanes idle while it runs");
     }
     msg += atContext(b.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();

@@ -131,12 +131,25 @@ const FunctionDecl* enclosingFunction(ASTContext& ctx, const Stmt* s) {
   return nullptr;
 }
 
-// The innermost loop around `s` inside its function, or null.
+// Whether a loop can run its body more than once. `do { ... } while (0)` (the error-check macro
+// idiom, CHECK(cudaMemcpy(...))) runs it once; a loop whose condition is constant false, never.
+bool canRepeat(ASTContext& ctx, const Stmt* loop) {
+  const Expr* cond = nullptr;
+  if (auto* d = dyn_cast<DoStmt>(loop)) cond = d->getCond();
+  else if (auto* w = dyn_cast<WhileStmt>(loop)) cond = w->getCond();
+  else if (auto* f = dyn_cast<ForStmt>(loop)) cond = f->getCond();
+  if (!cond || cond->isValueDependent()) return true;
+  bool value = true;
+  return !cond->EvaluateAsBooleanCondition(value, ctx) || value;
+}
+
+// The innermost loop around `s` inside its function that can run more than once, or null.
 const Stmt* enclosingLoop(ASTContext& ctx, const Stmt* s) {
   DynTypedNodeList parents = ctx.getParents(*s);
   while (!parents.empty()) {
     if (auto* st = parents[0].get<Stmt>()) {
-      if (isa<ForStmt>(st) || isa<WhileStmt>(st) || isa<DoStmt>(st) || isa<CXXForRangeStmt>(st)) return st;
+      if ((isa<ForStmt>(st) || isa<WhileStmt>(st) || isa<DoStmt>(st) || isa<CXXForRangeStmt>(st)) && canRepeat(ctx, st))
+        return st;
       parents = ctx.getParents(*st);
     } else if (parents[0].get<FunctionDecl>() || parents[0].get<LambdaExpr>()) {
       return nullptr;
@@ -162,6 +175,7 @@ Trace traceHostPointer(ASTContext& ctx, const Expr* arg, const Stmt* at) {
         if (auto* dre = dyn_cast<DeclRefExpr>(obj->IgnoreParenImpCasts())) {
           tr.name = dre->getDecl()->getNameAsString();
           tr.allocRange = dre->getDecl()->getSourceRange();
+          tr.param = dyn_cast<ParmVarDecl>(dre->getDecl());  // a container passed to a helper
         }
         return tr;
       }
@@ -177,6 +191,26 @@ Trace traceHostPointer(ASTContext& ctx, const Expr* arg, const Stmt* at) {
   if (isStdContainer(t, "vector") || isStdContainer(t, "array")) {
     tr.origin = Origin::Pageable;
     tr.how = isStdContainer(t, "vector") ? "a std::vector" : "a std::array";
+    tr.allocRange = vd->getSourceRange();
+    tr.param = dyn_cast<ParmVarDecl>(vd);
+    return tr;
+  }
+  // The address of a host scalar or struct (`&flag`): the variable's own storage is pageable.
+  // (Only `&var` leads to a variable of such a type here: strip() went through the '&'.)
+  if ((t->isScalarType() || t->isRecordType()) && !t->isPointerType() && !t->isReferenceType()) {
+    if (vd->hasAttr<CUDADeviceAttr>() || vd->hasAttr<CUDAConstantAttr>() || vd->hasAttr<CUDASharedAttr>() ||
+        vd->hasAttr<HIPManagedAttr>()) {
+      tr.origin = Origin::Device;
+      return tr;
+    }
+    AllocFinder reg(vd);  // cudaHostRegister(&flag, ...) pins it
+    if (const FunctionDecl* fn = enclosingFunction(ctx, at); fn && fn->getBody()) reg.TraverseStmt(fn->getBody());
+    if (reg.pinnedOrDevice != Origin::Unknown) {
+      tr.origin = reg.pinnedOrDevice;
+      return tr;
+    }
+    tr.origin = Origin::Pageable;
+    tr.how = vd->isLocalVarDecl() && !vd->isStaticLocal() ? "a stack variable" : "a static variable";
     tr.allocRange = vd->getSourceRange();
     return tr;
   }
@@ -338,7 +372,7 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
       };
       if (tr.origin == Origin::Pageable && (loop || cc.async)) {
         emit(call, tr, false, nullptr);
-      } else if (tr.origin == Origin::Param) {
+      } else if (tr.origin == Origin::Param || (tr.origin == Origin::Pageable && tr.param)) {
         // Through a helper: find calls of this function inside loops and trace the argument there.
         const FunctionDecl* helper = dyn_cast<FunctionDecl>(tr.param->getDeclContext());
         if (!helper) continue;
@@ -355,6 +389,8 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
           if (!enclosingLoop(ctx, hc) && !loop && !cc.async) continue;
           Trace outer = traceHostPointer(ctx, hc->getArg(idx), hc);
           if (outer.origin == Origin::Pageable) emit(hc, outer, true, hc);
+          // A container passed by reference is pageable whatever the caller passes.
+          else if (tr.origin == Origin::Pageable && outer.origin == Origin::Unknown) emit(hc, tr, true, hc);
         }
       }
     }

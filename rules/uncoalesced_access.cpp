@@ -46,6 +46,12 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       if (!a.known) {
         c.random = true;
         c.sectors = static_cast<unsigned>(lanes.size() * ((a.elemSize + 31) / 32));
+        // A gather cannot touch more sectors than the array it indexes has (a 16-entry lookup
+        // table is two sectors, all in L1 after the first warp).
+        if (const auto* vd = llvm::dyn_cast_or_null<clang::VarDecl>(a.base); vd && vd->getType()->isConstantArrayType()) {
+          uint64_t bytes = m.ast().getTypeSizeInChars(vd->getType()).getQuantity();
+          c.sectors = std::min<unsigned>(c.sectors, static_cast<unsigned>((bytes + 31) / 32 + 1));
+        }
       } else {
         std::set<int64_t> sec;
         for (unsigned t : lanes)
@@ -66,7 +72,9 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   }
   for (const auto& key : order) {
     const Cost& c = worst[key];
-    if (!c.random && c.judged > maxEfficiency + 1e-9) continue;
+    // Only what is really wasteful: a gather of whole 32-byte records, or one into a table of a few
+    // sectors, is as efficient as a contiguous access.
+    if (c.judged > maxEfficiency + 1e-9) continue;
     const Access& a = *c.a;
     std::string what = rc.text(a.expr);
     std::string msg;

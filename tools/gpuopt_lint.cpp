@@ -22,6 +22,7 @@
 
 #include "analyzer/config.h"
 #include "analyzer/fix.h"
+#include "analyzer/grouping.h"
 #include "analyzer/output.h"
 #include "analyzer/engine.h"
 #include "analyzer/rule.h"
@@ -177,6 +178,8 @@ int main(int argc, char** argv) {
         std::erase_if(fa.result.diags, [&](const Diagnostic& d) { return d.span.begin.file == f && s.suppresses(d); });
       }
       applySeverities(ro, fa.result.diags);
+      if (!o.noGroup) groupRepeats(fa.result.diags);
+      assignFingerprints(fa.result.diags, sc);
       results[i] = std::move(fa.result);
       logs[i] = std::move(fa.log);
       if (o.frontend.verbose)

@@ -271,3 +271,35 @@ TEST(Cli, DemoWithoutGpuIsAClearErrorWithItsOwnExitCode) {
   EXPECT_EQ(r.rc, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("no CUDA GPU available"), std::string::npos) << r.err;
 }
+
+TEST(Cli, RepeatsAreGroupedAndSarifHasStableFingerprints) {
+  std::string d = tempDir("group");
+  std::string body =
+      "__global__ void k(float* a) {\n"
+      "  int i = threadIdx.x;\n"
+      "  a[32 * i] = 1;\n"
+      "  a[32 * i + 1] = 2;\n"
+      "  a[32 * i + 2] = 3;\n"
+      "}\n";
+  writeFile(d + "/k.cu", body);
+  auto r = runLint("k.cu", d);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("; and 2 more like it in 'k' (lines 4, 5)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("k.cu:4:"), std::string::npos) << "folded into the first: " << r.out;
+  r = runLint("--no-group k.cu", d);
+  EXPECT_NE(r.out.find("k.cu:4:3: warning"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("k.cu:5:3: warning"), std::string::npos) << r.out;
+  r = runLint("--format sarif k.cu", d);
+  auto j = nlohmann::json::parse(r.out);
+  auto& res = j["runs"][0]["results"];
+  ASSERT_EQ(res.size(), 1u);
+  std::string fp = res[0]["partialFingerprints"]["gpuoptLint/v1"];
+  EXPECT_EQ(res[0]["relatedLocations"].size(), 2u);
+  EXPECT_EQ(res[0]["relatedLocations"][1]["physicalLocation"]["region"]["startLine"], 5);
+  // Lines moved down: the same fingerprint.
+  writeFile(d + "/k.cu", "// a comment\n#include <cstdio>\n\n" + body);
+  r = runLint("--format sarif k.cu", d);
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"], 6);
+  EXPECT_EQ(j["runs"][0]["results"][0]["partialFingerprints"]["gpuoptLint/v1"], fp);
+}

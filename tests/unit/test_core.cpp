@@ -479,3 +479,65 @@ TEST(Frontend, ProjectLayoutFoldersUpToTheRepositoryRoot) {
   std::vector<std::string> want = {root + "/bench/src", root + "/bench/include", root + "/common"};
   EXPECT_EQ(dirs, want);
 }
+
+// ---- grouping and fingerprints ----------------------------------------------------------------
+#include "analyzer/grouping.h"
+
+TEST(Grouping, RepeatsOfOnePatternInOneKernelFoldIntoOneFinding) {
+  auto diag = [](unsigned line, std::string msg, std::string fn) {
+    Diagnostic d;
+    d.ruleId = "uncoalesced-access";
+    d.span.begin = {"k.cu", line, 3};
+    d.span.endLine = line;
+    d.span.endCol = 9;
+    d.message = std::move(msg);
+    d.function = std::move(fn);
+    return d;
+  };
+  std::vector<Diagnostic> v = {
+      diag(10, "uncoalesced global load 'a[i * 32]': 32 sectors for 4 useful [measured: 7.9x]", "k"),
+      diag(11, "uncoalesced global load 'a[i * 32 + 1]': 32 sectors for 4 useful (at s = 2) [measured: 7.9x]", "k"),
+      diag(12, "uncoalesced global load 'b[i * 32]': 32 sectors for 4 useful [measured: 7.9x]", "k"),
+      diag(13, "uncoalesced global load 'a[i * 2]': 8 sectors for 4 useful [measured: 7.9x]", "k"),
+      diag(14, "uncoalesced global load 'a[i * 32]': 32 sectors for 4 useful [measured: 7.9x]", "other"),
+      diag(15, "uncoalesced global load 'a[i * 32]': 32 sectors for 4 useful [measured: 7.9x]", ""),
+      diag(16, "uncoalesced global load 'a[i * 32]': 32 sectors for 4 useful [measured: 7.9x]", ""),
+  };
+  groupRepeats(v);
+  ASSERT_EQ(v.size(), 5u);
+  EXPECT_EQ(v[0].message,
+            "uncoalesced global load 'a[i * 32]': 32 sectors for 4 useful; and 2 more like it in 'k' (lines 11, 12) "
+            "[measured: 7.9x]");
+  ASSERT_EQ(v[0].related.size(), 2u);
+  EXPECT_EQ(v[0].related[1].begin.line, 12u);
+  EXPECT_EQ(v[1].span.begin.line, 13u) << "another pattern (8 sectors) stays";
+  EXPECT_EQ(v[2].span.begin.line, 14u) << "another kernel stays";
+  EXPECT_EQ(v[3].span.begin.line, 15u) << "findings outside a kernel are not grouped";
+  EXPECT_EQ(v[4].span.begin.line, 16u);
+}
+
+TEST(Grouping, FingerprintsSurviveMovedLinesAndTellRepeatsApart) {
+  std::string dir = fs::path(tmp("fp/x")).parent_path().string();
+  fs::create_directories(dir);
+  write(dir + "/a.cu", "x\n  a[i * 32] = 0;\n  a[i * 32] = 0;\n");
+  write(dir + "/b.cu", "x\n\n\n\n  a[i  *  32] = 0;\n  a[i * 32] = 0;\n");
+  auto make = [&](const std::string& f, unsigned line) {
+    Diagnostic d;
+    d.ruleId = "uncoalesced-access";
+    d.function = "k";
+    d.span.begin = {dir + "/" + f, line, 3};
+    d.span.endLine = line;
+    d.span.endCol = 11;
+    return d;
+  };
+  SourceCache sc;
+  std::vector<Diagnostic> a = {make("a.cu", 2), make("a.cu", 3)};
+  std::vector<Diagnostic> b = {make("b.cu", 5), make("b.cu", 6)};
+  b[0].span.endCol = 14;  // the same expression, written with more blanks
+  assignFingerprints(a, sc);
+  assignFingerprints(b, sc);
+  EXPECT_EQ(a[0].fingerprint, b[0].fingerprint) << "moved four lines down, blanks changed";
+  EXPECT_EQ(a[1].fingerprint, b[1].fingerprint);
+  EXPECT_NE(a[0].fingerprint, a[1].fingerprint) << "the second of two identical lines is another alert";
+  EXPECT_EQ(a[0].fingerprint.size(), 16u);
+}
