@@ -1327,6 +1327,7 @@ bool readShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[3]) {
   };
   for (int depth = 0; depth < 4; ++depth) {
     e = strip(e);
+    if (e->isInstantiationDependent() || e->getType().isNull()) return false;
     if (auto* c = llvm::dyn_cast<clang::CXXConstructExpr>(e)) {
       if (c->getNumArgs() == 1 && !llvm::isa<clang::CXXDefaultArgExpr>(c->getArg(0))) {
         const clang::Expr* a = strip(c->getArg(0));
@@ -1359,6 +1360,9 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
     std::map<const clang::FunctionDecl*, Shape>* shapes;
     bool shouldVisitTemplateInstantiations() const { return true; }
     bool VisitCUDAKernelCallExpr(clang::CUDAKernelCallExpr* call) {
+      // Clang's recovery (the config may not be a call) and template patterns (a dependent block
+      // shape has no type yet; the instantiations are visited instead).
+      if (call->containsErrors() || call->isInstantiationDependent()) return true;
       const clang::FunctionDecl* k = call->getDirectCallee();
       if (!k || !call->getConfig() || call->getConfig()->getNumArgs() < 2) return true;
       unsigned d[3];

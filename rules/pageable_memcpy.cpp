@@ -340,6 +340,7 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
                       ctx);
   for (const auto& node : copies) {
     const auto* call = node.getNodeAs<CallExpr>("copy");
+    if (call->containsErrors()) continue;  // recovered from a compile error: not evaluable
     CopyCall cc;
     if (!describeCopy(ctx, call, cc)) continue;
     const Stmt* loop = enclosingLoop(ctx, call);
@@ -383,7 +384,7 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
         std::set<const CallExpr*> done;
         for (const auto& cn : calls) {
           const auto* hc = cn.getNodeAs<CallExpr>("c");
-          if (!done.insert(hc).second || hc->getNumArgs() <= idx) continue;
+          if (!done.insert(hc).second || hc->getNumArgs() <= idx || hc->containsErrors()) continue;
           const FunctionDecl* callee = hc->getDirectCallee();
           if (!callee || callee->getCanonicalDecl() != helper->getCanonicalDecl()) continue;
           if (!enclosingLoop(ctx, hc) && !loop && !cc.async) continue;

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""gpuopt-lint over real code bases, one file at a time, as a new user would run it.
+
+No third-party code is in this repository: point it at checkouts you fetched yourself
+(Rodinia's `cuda/` tree, HeCBench's `src/*-cuda/`, NVIDIA's cuda-samples, ...).
+
+  bench/realworld.py coverage [--lint BIN] [--jobs N] [--timeout S] [--json OUT] ROOT...
+
+`coverage` lints every `.cu` file under each ROOT (for HeCBench: `HeCBench/src --match '-cuda/'`), each
+file in its own process under a time limit, and prints per code base: files, files whose kernels
+were analysed, files with no kernel (host code only), files ending in exit status 2 (nothing
+analysable) with their first error, crashes, time-outs, kernels analysed, findings per rule, and
+the slowest file and the peak memory of one file. Exit status 1 if any file crashed or timed out.
+"""
+import argparse
+import collections
+import concurrent.futures as cf
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_LINT = os.path.join(HERE, "..", "build", "bin", "gpuopt-lint")
+
+
+def measured(lint, path, timeout):
+    """lint_one under /usr/bin/time for the peak resident memory of that one process."""
+    if os.path.exists("/usr/bin/time"):
+        wrapper = ["/usr/bin/time", "-f", "GPUOPT_MAXRSS_KB=%M"]
+    else:
+        wrapper = []
+    start = time.monotonic()
+    proc = subprocess.Popen(wrapper + [lint, "--format", "json", "-j", "1", os.path.abspath(path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        timed_out = True
+    err = err.decode(errors="replace")
+    rss = None
+    m = re.search(r"GPUOPT_MAXRSS_KB=(\d+)", err)
+    if m:
+        rss = int(m.group(1)) / 1024.0
+        err = err[:m.start()]
+    rc = proc.returncode
+    if m is None and "Command terminated by signal" in err:
+        rc = -1
+    rec = {"file": path, "rc": rc, "seconds": time.monotonic() - start, "timeout": timed_out, "rss_mb": rss,
+           "kernels": None, "findings": [], "error": "", "crash": False, "includer": ""}
+    if timed_out:
+        return rec
+    if "Command terminated by signal" in err or rc not in (0, 1, 2):
+        rec["crash"] = True
+        rec["error"] = err[-300:]
+        return rec
+    try:
+        j = json.loads(out)
+    except ValueError:
+        rec["crash"] = True
+        rec["error"] = "output is not JSON: " + err[-300:]
+        return rec
+    f = j["files"][0]
+    rec["kernels"] = f.get("kernels")
+    rec["includer"] = f.get("includer", "")
+    rec["findings"] = [(x["ruleId"], x["location"]["file"], x["location"]["line"], x["message"]) for fi in j["files"]
+                       for x in fi["findings"]]
+    if f["errors"]:
+        msg = f["errors"][0]["message"].split("\n")
+        rec["error"] = msg[1].strip() if len(msg) > 1 else msg[0]
+    return rec
+
+
+def cu_files(root):
+    out = []
+    for d, _, names in os.walk(root):
+        out += [os.path.join(d, n) for n in names if n.endswith(".cu")]
+    return sorted(out)
+
+
+def coverage(args):
+    lint = os.path.abspath(args.lint)
+    if not os.access(lint, os.X_OK):
+        sys.exit(f"realworld: {lint} not found; build it first (make build-tool)")
+    roots = [r for r in args.roots if os.path.isdir(r)]
+    if not roots:
+        print("realworld: no checkout given or found; nothing to measure")
+        return 0
+    records = []
+    t0 = time.monotonic()
+    with cf.ThreadPoolExecutor(max_workers=args.jobs) as ex:
+        pat = re.compile(args.match) if args.match else None
+        futs = {ex.submit(measured, lint, f, args.timeout): r for r in roots for f in cu_files(r)
+                if not pat or pat.search(f)}
+        for i, fut in enumerate(cf.as_completed(futs), 1):
+            rec = fut.result()
+            rec["root"] = futs[fut]
+            records.append(rec)
+            if sys.stderr.isatty():
+                print(f"\r\033[K[{i}/{len(futs)}] {rec['file']}", end="", file=sys.stderr, flush=True)
+    if sys.stderr.isatty():
+        print("\r\033[K", end="", file=sys.stderr)
+    bad = 0
+    for root in roots:
+        rs = [r for r in records if r["root"] == root]
+        n = len(rs)
+        analysed = [r for r in rs if (r["kernels"] or 0) > 0]
+        nokernel = [r for r in rs if r["kernels"] == 0 and r["rc"] in (0, 1)]
+        exit2 = [r for r in rs if r["rc"] == 2 and not r["crash"]]
+        crashes = [r for r in rs if r["crash"]]
+        timeouts = [r for r in rs if r["timeout"]]
+        via = [r for r in rs if r["includer"]]
+        rules = collections.Counter(x[0] for r in rs for x in r["findings"])
+        print(f"== {root}")
+        print(f"files {n}: kernels analysed in {len(analysed)}, no kernel in {len(nokernel)}, "
+              f"exit 2 in {len(exit2)} ({100.0 * len(exit2) / max(1, n):.1f}%), crashes {len(crashes)}, "
+              f"time-outs {len(timeouts)} (limit {args.timeout} s); analysed through an includer: {len(via)}")
+        print(f"kernels analysed {sum(r['kernels'] or 0 for r in rs)}; findings "
+              + ", ".join(f"{k} {v}" for k, v in sorted(rules.items())))
+        if rs:
+            slow = max(rs, key=lambda r: r["seconds"])
+            print(f"slowest file {slow['seconds']:.1f} s ({slow['file']}); mean {sum(r['seconds'] for r in rs) / n:.2f} s")
+            mem = [r for r in rs if r.get("rss_mb")]
+            if mem:
+                big = max(mem, key=lambda r: r["rss_mb"])
+                print(f"peak memory of one file {big['rss_mb']:.0f} MiB ({big['file']})")
+        for r in exit2:
+            print(f"  exit 2: {r['file']}: {r['error'][:200]}")
+        for r in crashes + timeouts:
+            print(f"  {'CRASH' if r['crash'] else 'TIME-OUT'}: {r['file']}: {r['error'][:200]}")
+        bad += len(crashes) + len(timeouts)
+    print(f"total {len(records)} files in {time.monotonic() - t0:.0f} s")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(records, fh, indent=1)
+    return 1 if bad else 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("coverage", help="exit status, kernels and findings per file")
+    c.add_argument("roots", nargs="*")
+    c.add_argument("--lint", default=DEFAULT_LINT)
+    c.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    c.add_argument("--timeout", type=float, default=120.0)
+    c.add_argument("--json", help="write every file's record here")
+    c.add_argument("--match", help="only files whose path matches this regular expression "
+                                   "(HeCBench: --match '/src/[^/]*-cuda/')")
+    args = p.parse_args()
+    if args.cmd == "coverage":
+        sys.exit(coverage(args))
+
+
+if __name__ == "__main__":
+    main()
