@@ -534,6 +534,17 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
   auto commandFor = [&](const std::string& f, std::vector<std::string>& layout) {
     DbLookup db = compileDbArgs(f, opts.frontend, fa.log);
     layout = db.found ? std::vector<std::string>{} : projectLayoutIncludeDirs(f);
+    if (!db.found) {
+      // Built with make: its -I and -D flags are what a compilation database would have said.
+      std::string mk;
+      auto flags = makefileFlags(f, &mk);
+      if (!flags.empty()) {
+        std::string list;
+        for (const auto& x : flags) list += " " + x;
+        fa.log.push_back(fmt::format("{}: flags from {}:{}", f, mk, list));
+        db.args.insert(db.args.end(), flags.begin(), flags.end());
+      }
+    }
     ParseCommand pc = buildParseCommand(f, opts.frontend, resourceDir, cudaPath, db.args, layout);
     if (opts.frontend.verbose) {
       std::string cmd;

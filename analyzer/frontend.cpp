@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <set>
 #include <tuple>
 
@@ -236,6 +237,72 @@ std::vector<std::string> projectLayoutIncludeDirs(const std::string& file) {
     if (dir == dir.root_path()) break;
     dir = dir.parent_path();
   }
+  return out;
+}
+
+std::vector<std::string> makefileFlags(const std::string& file, std::string* makefile) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(file, ec).lexically_normal().parent_path();
+  fs::path mk;
+  for (int up = 0; up < 3 && mk.empty() && !dir.empty(); ++up) {
+    for (const char* n : {"GNUmakefile", "makefile", "Makefile"})
+      if (fs::is_regular_file(dir / n, ec)) {
+        mk = dir / n;
+        break;
+      }
+    if (mk.empty()) {
+      if (dir == dir.root_path()) break;
+      dir = dir.parent_path();
+    }
+  }
+  std::vector<std::string> out;
+  if (mk.empty()) return out;
+  if (makefile) *makefile = mk.string();
+  std::ifstream in(mk);
+  std::string line, logical;
+  int depth = 0;
+  auto take = [&](const std::string& l) {
+    // Conditional blocks: flags for other configurations (DEBUG, another vendor) are not ours.
+    std::string t = l.substr(l.find_first_not_of(" \t") == std::string::npos ? l.size() : l.find_first_not_of(" \t"));
+    if (t.rfind("ifeq", 0) == 0 || t.rfind("ifneq", 0) == 0 || t.rfind("ifdef", 0) == 0 || t.rfind("ifndef", 0) == 0) {
+      ++depth;
+      return;
+    }
+    if (t.rfind("endif", 0) == 0) {
+      depth = std::max(0, depth - 1);
+      return;
+    }
+    if (depth > 0 || t.empty() || t[0] == '#' || (!l.empty() && l[0] == '\t')) return;  // recipes are not flags
+    std::istringstream words(t);
+    std::vector<std::string> w;
+    for (std::string x; words >> x;) w.push_back(x);
+    for (size_t i = 0; i < w.size(); ++i) {
+      std::string x = w[i];
+      std::string flag = x.rfind("-I", 0) == 0 ? "-I" : x.rfind("-D", 0) == 0 ? "-D" : "";
+      if (flag.empty()) continue;
+      std::string value = x.size() > 2 ? x.substr(2) : (i + 1 < w.size() ? w[++i] : "");
+      if (value.empty() || value.find('$') != std::string::npos || value.find('`') != std::string::npos) continue;
+      if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
+        value = value.substr(1, value.size() - 2);
+      if (flag == "-I") {
+        fs::path p = fs::path(value).is_absolute() ? fs::path(value) : mk.parent_path() / value;
+        if (!fs::is_directory(p, ec)) continue;
+        value = p.lexically_normal().string();
+      }
+      std::string a = flag + value;
+      if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+    }
+  };
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty() && line.back() == '\\') {
+      logical += line.substr(0, line.size() - 1) + " ";
+      continue;
+    }
+    take(logical + line);
+    logical.clear();
+  }
+  if (!logical.empty()) take(logical);
   return out;
 }
 

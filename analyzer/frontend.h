@@ -51,6 +51,12 @@ std::string repositoryRoot(const std::string& file);
 // so they only resolve includes that are not found otherwise.
 std::vector<std::string> projectLayoutIncludeDirs(const std::string& file);
 
+// The -I and -D flags of the Makefile that builds `file` (Makefile, makefile or GNUmakefile in its
+// folder or up to two folders above, the nearest), for projects built with make and no
+// compile_commands.json. Only flags outside ifeq/ifdef blocks and without make variables are
+// taken; -I folders are made absolute against the Makefile's folder. `makefile` gets its path.
+std::vector<std::string> makefileFlags(const std::string& file, std::string* makefile = nullptr);
+
 // nvcc accepts a launch written `k<< <grid, block>> >(...)`; Clang's lexer needs `<<<`/`>>>` in one
 // piece. Rewrites `<<` + blanks + `<` to `<<<` + blanks (same length, so every column stays) and
 // the `>>` + blanks + `>` that closes it. Returns whether anything changed.

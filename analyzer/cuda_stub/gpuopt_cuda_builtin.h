@@ -229,4 +229,5 @@ template <class G, class T, class Op> __device__ T reduce(const G& g, T v, Op op
 }  // namespace cooperative_groups
 
 #include "gpuopt_legacy_cuda.h"
+#include "gpuopt_nvcc_builtins.h"
 #endif

@@ -209,3 +209,16 @@ TEST(Projects, WholeProjectRunFromTheCompilationDatabase) {
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("has no CUDA translation unit"), std::string::npos) << r.err;
 }
+
+TEST(Projects, MakefileFlagsAreUsedWithoutACompilationDatabase) {
+  std::string dir = kProjects + "/makefile";
+  auto r = runLint("--format json --verbose kernels/main.cu", dir);
+  ASSERT_EQ(r.rc, 1) << r.out << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_TRUE(j["files"][0]["errors"].empty()) << j.dump(2);
+  Findings want = expectedIn(dir, {"kernels/main.cu"}), got = actualOf(j);
+  EXPECT_EQ(got, want) << "want:\n" << describe(want) << "got:\n" << describe(got);
+  EXPECT_NE(r.err.find("flags from " + dir + "/Makefile: -DSTRIDE=32 -Ddfloat=float -I" + dir + "/third"),
+            std::string::npos) << "conditional blocks and recipes are not read: " << r.err;
+  EXPECT_NE(r.out.find("32 elements apart"), std::string::npos) << "STRIDE=32, not the DEBUG block's 1";
+}

@@ -1,0 +1,2 @@
+#pragma once
+typedef dfloat real_t;
