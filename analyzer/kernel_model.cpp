@@ -1080,7 +1080,22 @@ class Builder {
       return walkLoop(s, fs->getCond(), fs->getBody(), fs->getInc(), false);
     }
     if (auto* ws = llvm::dyn_cast<clang::WhileStmt>(s)) return walkLoop(s, ws->getCond(), ws->getBody(), nullptr, false);
-    if (auto* dos = llvm::dyn_cast<clang::DoStmt>(s)) return walkLoop(s, dos->getCond(), dos->getBody(), nullptr, true);
+    if (auto* dos = llvm::dyn_cast<clang::DoStmt>(s)) {
+      // `do { ... } while (0)` (macro bodies): the body once, not a loop; `break` still leaves it.
+      bool again = true;
+      if (!dos->getCond()->isValueDependent() && dos->getCond()->EvaluateAsBooleanCondition(again, ctx_) && !again) {
+        Mask entry = active_;
+        loops_.push_back({Mask(N_, 0), Mask(N_, 0)});
+        walk(dos->getBody());
+        Mask out = loops_.back().broken, cont = loops_.back().continued;
+        loops_.pop_back();
+        Frame& f = frames_.back();
+        for (unsigned t = 0; t < N_; ++t)
+          active_[t] = (active_[t] || out[t] || cont[t]) && entry[t] && alive_[t] && (f.returned.empty() || !f.returned[t]);
+        return;
+      }
+      return walkLoop(s, dos->getCond(), dos->getBody(), nullptr, true);
+    }
     if (auto* rs = llvm::dyn_cast<clang::CXXForRangeStmt>(s)) {
       ++loopDepth_;
       walk(rs->getLoopVarStmt());
@@ -1307,7 +1322,7 @@ bool readShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[3]) {
     if (x->isValueDependent()) return false;
     if (x->EvaluateAsInt(r, ctx)) { out = static_cast<unsigned>(r.Val.getInt().getExtValue()); return true; }
     // A local variable with a constant initializer that is never reassigned (common `int threads = 256;`).
-    if (auto* ice = llvm::dyn_cast<clang::ImplicitCastExpr>(x)) x = strip(ice->getSubExpr());
+    x = x->IgnoreImpCasts();
     if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(x))
       if (auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl()))
         if (vd->hasInit() && !vd->getInit()->isValueDependent() && vd->getInit()->EvaluateAsInt(r, ctx)) {
@@ -1354,31 +1369,80 @@ bool readShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[3]) {
 
 }  // namespace
 
+namespace {
+// The kernel a function reference names: `k`, `&k`, `(void*)k`, `k<T>`.
+const clang::FunctionDecl* kernelOf(const clang::Expr* e) {
+  while (e) {
+    e = e->IgnoreParenImpCasts();
+    if (auto* c = llvm::dyn_cast<clang::ExplicitCastExpr>(e)) { e = c->getSubExpr(); continue; }
+    if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf) { e = u->getSubExpr(); continue; }
+    break;
+  }
+  if (auto* dre = llvm::dyn_cast_or_null<clang::DeclRefExpr>(e))
+    if (auto* fd = llvm::dyn_cast<clang::FunctionDecl>(dre->getDecl()); fd && fd->hasAttr<clang::CUDAGlobalAttr>()) return fd;
+  return nullptr;
+}
+}  // namespace
+
 LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
   struct V : clang::RecursiveASTVisitor<V> {
     clang::ASTContext* ctx;
-    std::map<const clang::FunctionDecl*, Shape>* shapes;
+    LaunchIndex* index;
     bool shouldVisitTemplateInstantiations() const { return true; }
+    void record(const clang::FunctionDecl* k, const clang::Expr* blockArg, clang::SourceLocation at) {
+      auto& sm = ctx->getSourceManager();
+      std::string where = fmt::format("launch at line {}", sm.getExpansionLineNumber(at));
+      auto keys = [&](auto&& add) {
+        for (const clang::FunctionDecl* f : std::initializer_list<const clang::FunctionDecl*>{k, k->getCanonicalDecl(), k->getTemplateInstantiationPattern()})
+          if (f) add(f->getCanonicalDecl());
+        if (auto* prim = k->getPrimaryTemplate()) add(prim->getTemplatedDecl()->getCanonicalDecl());
+      };
+      unsigned d[3];
+      if (!blockArg || !readShape(blockArg, *ctx, d) || d[0] * d[1] * d[2] == 0 || d[0] * d[1] * d[2] > 1024) {
+        keys([&](const clang::FunctionDecl* f) { index->unreadable_.emplace(f, where); });
+        return;
+      }
+      Shape s{d[0], d[1], d[2], where};
+      keys([&](const clang::FunctionDecl* f) { index->shapes_.emplace(f, s); });
+    }
     bool VisitCUDAKernelCallExpr(clang::CUDAKernelCallExpr* call) {
       // Clang's recovery (the config may not be a call) and template patterns (a dependent block
       // shape has no type yet; the instantiations are visited instead).
       if (call->containsErrors() || call->isInstantiationDependent()) return true;
       const clang::FunctionDecl* k = call->getDirectCallee();
-      if (!k || !call->getConfig() || call->getConfig()->getNumArgs() < 2) return true;
-      unsigned d[3];
-      if (!readShape(call->getConfig()->getArg(1), *ctx, d)) return true;
-      if (d[0] * d[1] * d[2] == 0 || d[0] * d[1] * d[2] > 1024) return true;
-      auto& sm = ctx->getSourceManager();
-      Shape s{d[0], d[1], d[2], fmt::format("launch at line {}", sm.getExpansionLineNumber(call->getBeginLoc()))};
-      for (const clang::FunctionDecl* f : std::initializer_list<const clang::FunctionDecl*>{k, k->getCanonicalDecl(), k->getTemplateInstantiationPattern()}) {
-        if (f) shapes->emplace(f->getCanonicalDecl(), s);
+      if (!k) return true;
+      // The block is the second dim3 of the configuration call: (grid, block, ...) host side,
+      // (func, params, grid, block, ...) for a device-side launch, which is how the device-side
+      // parse sees a launch in a lambda (lambdas are __host__ __device__).
+      const clang::CallExpr* cfg = call->getConfig();
+      const clang::Expr* block = nullptr;
+      unsigned dim3s = 0;
+      for (unsigned i = 0; cfg && i < cfg->getNumArgs() && !block; ++i) {
+        const clang::Expr* a = cfg->getArg(i);
+        auto* rd = a->getType()->getAsCXXRecordDecl();
+        if (rd && rd->getName() == "dim3" && ++dim3s == 2) block = a;
       }
-      if (auto* prim = k->getPrimaryTemplate()) shapes->emplace(prim->getTemplatedDecl()->getCanonicalDecl(), s);
+      record(k, block, call->getBeginLoc());
+      return true;
+    }
+    // cudaLaunchKernel(k, grid, block, ...) and cudaLaunchCooperativeKernel: the same shape rules.
+    bool VisitCallExpr(clang::CallExpr* call) {
+      if (call->containsErrors() || call->isInstantiationDependent() || llvm::isa<clang::CUDAKernelCallExpr>(call)) return true;
+      const clang::FunctionDecl* fd = call->getDirectCallee();
+      if (!fd || call->getNumArgs() < 3) return true;
+      std::string n = fd->getNameAsString();
+      if (n != "cudaLaunchKernel" && n != "cudaLaunchCooperativeKernel") return true;
+      if (const clang::FunctionDecl* k = kernelOf(call->getArg(0))) record(k, call->getArg(2), call->getBeginLoc());
+      return true;
+    }
+    // Launches written in lambdas (`auto run = [&] { k<<<g, b>>>(...); };`).
+    bool TraverseLambdaExpr(clang::LambdaExpr* l) {
+      TraverseStmt(l->getBody());
       return true;
     }
   } v;
   v.ctx = &ctx;
-  v.shapes = &shapes_;
+  v.index = this;
   v.TraverseDecl(ctx.getTranslationUnitDecl());
 }
 
@@ -1391,6 +1455,19 @@ const LaunchIndex::Shape* LaunchIndex::find(const clang::FunctionDecl* k) const 
   if (auto* prim = k->getPrimaryTemplate()) {
     auto it = shapes_.find(prim->getTemplatedDecl()->getCanonicalDecl());
     if (it != shapes_.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+const std::string* LaunchIndex::unreadable(const clang::FunctionDecl* k) const {
+  for (const clang::FunctionDecl* f : std::initializer_list<const clang::FunctionDecl*>{k->getCanonicalDecl(), k->getTemplateInstantiationPattern()}) {
+    if (!f) continue;
+    auto it = unreadable_.find(f->getCanonicalDecl());
+    if (it != unreadable_.end()) return &it->second;
+  }
+  if (auto* prim = k->getPrimaryTemplate()) {
+    auto it = unreadable_.find(prim->getTemplatedDecl()->getCanonicalDecl());
+    if (it != unreadable_.end()) return &it->second;
   }
   return nullptr;
 }
@@ -1420,7 +1497,11 @@ std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kerne
     }
   }
   bool assumed = !opts.blockDimGiven;
-  auto m = walk(opts.blockX, opts.blockY, opts.blockZ, assumed ? "assumed" : "--block-dim", assumed);
+  std::string source = assumed ? "assumed" : "--block-dim";
+  // The launch is in the file but its block size is a run-time value: say so.
+  if (const std::string* u = assumed ? launches.unreadable(kernel) : nullptr)
+    source = "assumed: the " + *u + " has a block size known only at run time";
+  auto m = walk(opts.blockX, opts.blockY, opts.blockZ, source, assumed);
   // An assumed block that indexes a fixed-size array past its end is probably too large: try
   // smaller 1-D blocks and keep the largest that stays inside every array.
   if (assumed && !m->outOfBounds_.empty() && m->by_ == 1 && m->bz_ == 1) {
@@ -1436,6 +1517,8 @@ std::string KernelModel::blockDescription() const {
   std::string shape = by_ == 1 && bz_ == 1 ? fmt::format("{}-thread", bx_)
                                            : bz_ == 1 ? fmt::format("{}x{}", bx_, by_) : fmt::format("{}x{}x{}", bx_, by_, bz_);
   if (blockAssumed_ && blockSource_.rfind("inferred", 0) == 0)
+    return fmt::format("a {} block ({}; pass --block-dim)", shape, blockSource_);
+  if (blockAssumed_ && blockSource_.rfind("assumed:", 0) == 0)
     return fmt::format("a {} block ({}; pass --block-dim)", shape, blockSource_);
   if (blockAssumed_) return fmt::format("a {} block (assumed; pass --block-dim or launch it in this file)", shape);
   return fmt::format("a {} block ({})", shape, blockSource_);

@@ -103,9 +103,13 @@ class LaunchIndex {
   };
   // nullptr when no launch of `kernel` with a readable block shape exists.
   const Shape* find(const clang::FunctionDecl* kernel) const;
+  // A launch of `kernel` whose block shape could not be read (a run-time value, a function
+  // pointer): "launch at line N", or nullptr.
+  const std::string* unreadable(const clang::FunctionDecl* kernel) const;
 
  private:
   std::map<const clang::FunctionDecl*, Shape> shapes_;
+  std::map<const clang::FunctionDecl*, std::string> unreadable_;
 };
 
 class KernelModel {

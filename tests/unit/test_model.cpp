@@ -264,3 +264,53 @@ TEST(KernelModel, RacesAreFoundBetweenConcreteThreads) {
   EXPECT_TRUE(r.second->isRead);
   EXPECT_EQ(r.t1 + 1, r.t2) << "the reader reads its left neighbour's slot";
 }
+
+TEST(KernelModel, DoWhileZeroIsNoLoopAndBreakLeavesIt) {
+  Parsed p = model(
+      "#define CHECKED(i) do { if (threadIdx.x % 2) break; out[i] = 1; } while (0)\n"
+      "__global__ void k(int* out) {\n"
+      "  CHECKED(threadIdx.x);\n"
+      "  out[threadIdx.x + 64] = 2;\n"
+      "}\n");
+  ASSERT_TRUE(p.model);
+  for (const auto& b : p.model->branches()) {
+    EXPECT_FALSE(b.isLoop) << "a body that cannot run twice is not a loop";
+    EXPECT_FALSE(b.inLoop);
+    EXPECT_EQ(b.context, "");
+  }
+  const auto& acc = p.model->accesses();
+  ASSERT_EQ(acc.size(), 2u);
+  EXPECT_EQ(acc[0].mask[0], 1);
+  EXPECT_EQ(acc[0].mask[1], 0) << "odd threads left with break";
+  EXPECT_EQ(acc[1].mask[1], 1) << "and continue after the macro";
+  EXPECT_EQ(acc[0].context, "");
+}
+
+TEST(KernelModel, LaunchesInLambdasAndThroughCudaLaunchKernelGiveTheBlockShape) {
+  Parsed p = model(
+      "__global__ void k(int* out) { out[threadIdx.x] = 1; }\n"
+      "void host(int* d) {\n"
+      "  int threads = 8;\n"
+      "  auto run = [&] { k<<<1, threads>>>(d); };\n"
+      "  run();\n"
+      "}\n");
+  ASSERT_TRUE(p.model);
+  EXPECT_EQ(p.model->blockX(), 8u);
+  EXPECT_EQ(p.model->blockSource(), "launch at line 4");
+  Parsed q = model(
+      "__global__ void k(int* out) { out[threadIdx.x] = 1; }\n"
+      "void host(int* d) {\n"
+      "  void* args[] = {&d};\n"
+      "  cudaLaunchKernel((const void*)k, dim3(4), dim3(16, 2), args, 0, 0);\n"
+      "}\n");
+  ASSERT_TRUE(q.model);
+  EXPECT_EQ(q.model->blockX(), 16u);
+  EXPECT_EQ(q.model->blockY(), 2u);
+  Parsed r = model(
+      "__global__ void k(int* out) { out[threadIdx.x] = 1; }\n"
+      "void host(int* d, int n) { k<<<1, n>>>(d); }\n");
+  ASSERT_TRUE(r.model);
+  EXPECT_TRUE(r.model->blockAssumed());
+  EXPECT_EQ(r.model->blockDescription(),
+            "a 256-thread block (assumed: the launch at line 2 has a block size known only at run time; pass --block-dim)");
+}
