@@ -336,6 +336,8 @@ class Builder {
     const clang::Expr* sub = ce->getSubExpr();
     switch (ce->getCastKind()) {
       case CK::CK_LValueToRValue: {
+        // `c ? x : y` as an lvalue read: the value of the arm each thread takes.
+        if (llvm::isa<clang::AbstractConditionalOperator>(strip(sub))) return eval(sub);
         LVal lv = evalLValue(sub);
         if (lv.kind == LVal::Var) return readVar(lv.var);
         if (lv.kind == LVal::Mem) return readMem(lv);
@@ -792,6 +794,7 @@ class Builder {
     a.seq = seq_++;
     a.context = context();
     a.function = frames_.back().fn;
+    a.guards = guards_;
     m_.accesses_.push_back(std::move(a));
   }
 
@@ -1155,13 +1158,16 @@ class Builder {
         tm[t] = saved[t] && c.v[t] != 0;
         fm[t] = saved[t] && c.v[t] == 0;
       }
-    // Unknown condition: both paths are walked with every thread (over-approximation).
+    // Unknown condition: both paths are walked with every thread (over-approximation); the
+    // accesses there remember the condition's line.
+    if (!c.known) guards_.push_back(ctx_.getSourceManager().getExpansionLineNumber(is->getCond()->getBeginLoc()));
     active_ = tm;
     walk(is->getThen());
     Mask afterThen = active_;
     active_ = fm;
     if (is->getElse()) walk(is->getElse());
     Mask afterElse = active_;
+    if (!c.known) guards_.pop_back();
     for (unsigned t = 0; t < N_; ++t) active_[t] = (afterThen[t] || afterElse[t]) && saved[t];
     if (!c.known) {
       // Both paths ran for every thread: a thread is still active only if neither path left.
@@ -1274,6 +1280,7 @@ class Builder {
     }
     if (!body) return;
     loops_.push_back({Mask(N_, 0), Mask(N_, 0)});  // `break` leaves the switch
+    if (!c.known) guards_.push_back(ctx_.getSourceManager().getExpansionLineNumber(ss->getCond()->getBeginLoc()));
     std::fill(active_.begin(), active_.end(), 0);
     for (const auto* st : body->body()) {
       const clang::Stmt* cur = st;
@@ -1285,6 +1292,7 @@ class Builder {
       }
       walk(cur);
     }
+    if (!c.known) guards_.pop_back();
     Mask broken = loops_.back().broken;
     Mask cont = loops_.back().continued;
     loops_.pop_back();
@@ -1305,6 +1313,7 @@ class Builder {
   std::vector<std::string> ctxStack_;
   std::vector<unsigned> warpEpoch_;
   std::map<const clang::Expr*, int64_t> uniformLoads_;
+  std::vector<unsigned> guards_;  // lines of undecided conditions being walked
   std::unordered_map<const clang::Expr*, std::optional<int64_t>> folded_;
   const clang::VarDecl* loopVar_ = nullptr;
   unsigned epoch_ = 0, seq_ = 0, loopDepth_ = 0;
@@ -1542,13 +1551,19 @@ const std::vector<KernelModel::Race>& KernelModel::sharedRaces() const {
       }
     return w;
   };
-  // One flat entry per (thread, 4-byte word) touched; sorted by word, then program order.
+  // One flat entry per (thread, byte) touched: threads that write neighbouring bytes of one word
+  // (a char or short array) do not race. Sorted by byte, then program order.
   struct Entry {
     const void* base;
-    int64_t word;
+    int64_t byte;
     unsigned seq;
     unsigned thread;
     const Access* acc;
+  };
+  auto storedValue = [](const Access* a, unsigned t, int64_t& v) {
+    if (!a->storedKnown) return false;
+    v = a->stored[t];
+    return true;
   };
   std::set<std::pair<const clang::Expr*, const clang::Expr*>> seen;
   std::vector<Entry> entries;
@@ -1561,22 +1576,43 @@ const std::vector<KernelModel::Race>& KernelModel::sharedRaces() const {
       if (a.space != MemSpace::Shared || !a.known || a.data || !a.base || a.isAtomic) continue;
       for (unsigned t = 0; t < a.mask.size(); ++t) {
         if (!a.mask[t]) continue;
-        int64_t first = floorDiv(a.addr[t], 4), last = floorDiv(a.addr[t] + std::max(1u, a.elemSize) - 1, 4);
-        for (int64_t w = first; w <= last; ++w) entries.push_back({a.base, w, a.seq, t, &a});
+        for (int64_t byte = a.addr[t]; byte < a.addr[t] + std::max(1u, a.elemSize); ++byte)
+          entries.push_back({a.base, byte, a.seq, t, &a});
       }
     }
     std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
       if (x.base != y.base) return x.base < y.base;
-      if (x.word != y.word) return x.word < y.word;
+      if (x.byte != y.byte) return x.byte < y.byte;
       if (x.seq != y.seq) return x.seq < y.seq;
       return x.thread < y.thread;
     });
     std::vector<const Entry*> writers, readers;
+    std::set<unsigned> wroteSame;  // threads that stored the location's one value so far
     for (size_t g = 0; g < entries.size();) {
       size_t h = g;
-      while (h < entries.size() && entries[h].base == entries[g].base && entries[h].word == entries[g].word) ++h;
+      while (h < entries.size() && entries[h].base == entries[g].base && entries[h].byte == entries[g].byte) ++h;
       writers.clear();
       readers.clear();
+      wroteSame.clear();
+      // Does every write of this byte in the interval store one value (known, or the same for all)?
+      bool oneValue = true, haveValue = false;
+      int64_t value = 0;
+      const Access* sameAcc = nullptr;
+      for (size_t k = g; k < h && oneValue; ++k) {
+        const Access* a = entries[k].acc;
+        if (!a->isWrite) continue;
+        int64_t v;
+        if (a->isRead) oneValue = false;  // a read-modify-write (+=) changes it
+        else if (storedValue(a, entries[k].thread, v)) {
+          if (haveValue && v != value) oneValue = false;
+          value = v, haveValue = true;
+        } else if (a->storedSame && (!sameAcc || sameAcc == a)) {
+          sameAcc = a;
+        } else {
+          oneValue = false;
+        }
+      }
+      if (haveValue && sameAcc) oneValue = false;
       for (size_t k = g; k < h; ++k) {
         const Entry& e = entries[k];
         const Access* a = e.acc;
@@ -1586,18 +1622,19 @@ const std::vector<KernelModel::Race>& KernelModel::sharedRaces() const {
             bool sameWarp = o->thread / 32 == e.thread / 32;
             if (sameWarp && o->acc->warpEpoch[e.thread / 32] != a->warpEpoch[e.thread / 32]) continue;  // __syncwarp between
             // Every thread storing the same value (a shared scalar set by all): benign.
-            if (o->acc->isWrite && a->isWrite && !a->isRead && !o->acc->isRead &&
-                ((o->acc->storedKnown && a->storedKnown && o->acc->stored[o->thread] == a->stored[e.thread]) ||
-                 (o->acc == a && a->storedSame)))
-              continue;
+            if (oneValue && o->acc->isWrite && a->isWrite && !a->isRead && !o->acc->isRead) continue;
+            // Reading back the value this thread stored itself, when every store is that value.
+            if (oneValue && !a->isWrite && wroteSame.count(e.thread)) continue;
             if (!seen.insert({o->acc->expr, a->expr}).second) return;
             Race r;
             r.first = o->acc;
             r.second = a;
             r.t1 = o->thread;
             r.t2 = e.thread;
-            r.byteAddr = e.word * 4;
+            r.byteAddr = a->addr[e.thread];
+            r.firstByteAddr = o->acc->addr[o->thread];
             r.sameWarp = sameWarp;
+            r.possible = !o->acc->guards.empty() || !a->guards.empty();
             int w1 = warpOnly(o->acc), w2 = warpOnly(a);
             r.warpSynchronous = sameWarp && w1 >= 0 && w1 == w2;
             races_.push_back(r);
@@ -1606,7 +1643,8 @@ const std::vector<KernelModel::Race>& KernelModel::sharedRaces() const {
         };
         conflict(writers);
         if (a->isWrite) conflict(readers);
-        // Keep a few entries per word (and one per further warp): enough to find a partner thread.
+        if (a->isWrite && oneValue) wroteSame.insert(e.thread);
+        // Keep a few entries per byte (and one per further warp): enough to find a partner thread.
         auto keep = [&](std::vector<const Entry*>& dst) {
           if (dst.size() < 4 || (dst.size() < 64 && dst.back()->thread / 32 != e.thread / 32)) dst.push_back(&e);
         };

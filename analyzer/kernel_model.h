@@ -68,6 +68,9 @@ struct Access {
   unsigned seq = 0;                  // program order
   std::string context;               // loop iteration, e.g. "s = 16"
   const clang::FunctionDecl* function = nullptr;  // function the access is written in
+  // Lines of the conditions around it that the model could not decide (data-dependent): the
+  // access is recorded for every thread, but some may not perform it.
+  std::vector<unsigned> guards;
 };
 
 struct Branch {
@@ -141,14 +144,18 @@ class KernelModel {
   unsigned tz(unsigned t) const { return t / (bx_ * by_); }
   std::string threadName(unsigned t) const;  // "thread 5" or "thread (3,1)"
 
-  // Shared-memory races: two threads touching the same word in the same barrier interval, at
+  // Shared-memory races: two threads touching the same byte in the same barrier interval, at
   // least one writing, not ordered by a warp-level sync. One entry per pair of expressions.
+  // Benign and not reported: every thread storing the same value (a shared scalar set by all),
+  // and a read by a thread that itself stored that same value there before.
   struct Race {
     const Access* first = nullptr;   // earlier in program order
     const Access* second = nullptr;  // later
     unsigned t1 = 0, t2 = 0;         // thread of first / second
-    int64_t byteAddr = 0;            // the shared word (bytes from the array base)
+    int64_t byteAddr = 0;            // the element thread t2 touches (bytes from the array base)
+    int64_t firstByteAddr = 0;       // the element thread t1 touches
     bool sameWarp = false;
+    bool possible = false;           // under a condition the model could not decide
     bool warpSynchronous = false;    // both accesses run in a single warp only
   };
   const std::vector<Race>& sharedRaces() const;

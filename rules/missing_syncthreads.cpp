@@ -20,14 +20,26 @@ void MissingSyncthreadsRule::checkKernel(const KernelModel& m, RuleContext& rc) 
     bool bWrites = b.isWrite, aWrites = a.isWrite;
     std::string kind = bWrites ? (aWrites ? "write-after-write" : "write-after-read") : "read-after-write";
     std::string elem = elementName(b, r.byteAddr);
-    std::string msg = fmt::format("{} race on shared memory: {} {} {}, {} by {} in the same barrier interval",
-                                  kind, m.threadName(r.t2), bWrites ? "writes" : "reads", elem,
-                                  aWrites ? "written" : "read", m.threadName(r.t1));
+    std::string msg = fmt::format("{}{} race on shared memory: {} {} {}, {} by {} in the same barrier interval",
+                                  r.possible ? "possible " : "", kind, m.threadName(r.t2), bWrites ? "writes" : "reads",
+                                  elem, aWrites ? "written" : "read", m.threadName(r.t1));
+    if (r.possible) {
+      // A guard the model could not decide (data-dependent) may keep the two apart.
+      std::set<unsigned> lines(a.guards.begin(), a.guards.end());
+      lines.insert(b.guards.begin(), b.guards.end());
+      std::string list;
+      for (unsigned l : lines) list += (list.empty() ? "" : ", ") + std::to_string(l);
+      bool one = lines.size() == 1;
+      msg += fmt::format(" (under the condition{} at line{} {}, which depend{} on data: if {} never hold{} for both "
+                         "threads at once, there is no race)",
+                         one ? "" : "s", one ? "" : "s", list, one ? "s" : "", one ? "it" : "they", one ? "s" : "");
+    }
     msg += atContext(b.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
     Diagnostic d = rc.make(kInfo, rc.span(b.expr), msg);
+    if (r.possible) d.severity = Severity::Warning;  // a definite race is an error
     d.notes.push_back({rc.span(a.expr), fmt::format("{} {} {} here{}", m.threadName(r.t1), aWrites ? "writes" : "reads",
-                                                    elementName(a, r.byteAddr), atContext(a.context))});
+                                                    elementName(a, r.firstByteAddr), atContext(a.context))});
     if (kind == "read-after-write")
       d.fixHint = "put __syncthreads() between the write and the read so every write is visible first";
     else if (kind == "write-after-read")

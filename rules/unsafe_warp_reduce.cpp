@@ -58,7 +58,7 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     msg += atContext(b.context);
     Diagnostic d = rc.make(kInfo, rc.span(b.expr), msg);
     d.notes.push_back({rc.span(a.expr), fmt::format("lane {} {} {} here", r.t1 % 32, a.isWrite ? "writes" : "reads",
-                                                    elementName(a, r.byteAddr))});
+                                                    elementName(a, r.firstByteAddr))});
     d.fixHint = "reduce the last warp with __shfl_down_sync (no shared memory), or read into a register, "
                 "__syncwarp(), write, __syncwarp() at every step";
     rc.report(std::move(d));

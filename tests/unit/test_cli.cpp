@@ -303,3 +303,22 @@ TEST(Cli, RepeatsAreGroupedAndSarifHasStableFingerprints) {
   EXPECT_EQ(j["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"], 6);
   EXPECT_EQ(j["runs"][0]["results"][0]["partialFingerprints"]["gpuoptLint/v1"], fp);
 }
+
+TEST(Cli, RacesUnderDataDependentGuardsArePossibleRacesAtWarningSeverity) {
+  auto r = runLint("--no-group --format json '" + fixture("missing_syncthreads.cu") + "'");
+  auto j = nlohmann::json::parse(r.out);
+  bool found = false;
+  for (const auto& f : j["files"][0]["findings"]) {
+    std::string m = f["message"];
+    if (m.rfind("possible ", 0) != 0) {
+      EXPECT_EQ(f["severity"], "error") << m;
+      continue;
+    }
+    found = true;
+    EXPECT_EQ(f["severity"], "warning");
+    EXPECT_NE(m.find("possible write-after-read race on shared memory: thread 15 writes buf[0][0], read by thread 0"),
+              std::string::npos) << m;
+    EXPECT_NE(m.find("(under the condition at line 176, which depends on data"), std::string::npos) << m;
+  }
+  EXPECT_TRUE(found) << r.out;
+}
