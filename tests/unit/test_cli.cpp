@@ -318,7 +318,7 @@ TEST(Cli, RacesUnderDataDependentGuardsArePossibleRacesAtWarningSeverity) {
     EXPECT_EQ(f["severity"], "warning");
     EXPECT_NE(m.find("possible write-after-read race on shared memory: thread 15 writes buf[0][0], read by thread 0"),
               std::string::npos) << m;
-    EXPECT_NE(m.find("(under the condition at line 176, which depends on data"), std::string::npos) << m;
+    EXPECT_NE(m.find("(under the condition at line 177, which depends on data"), std::string::npos) << m;
   }
   EXPECT_TRUE(found) << r.out;
 }
