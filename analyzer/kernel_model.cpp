@@ -254,6 +254,12 @@ class Builder {
     if (auto* uo = llvm::dyn_cast<clang::UnaryOperator>(e)) return evalUnary(uo);
     if (auto* co = llvm::dyn_cast<clang::AbstractConditionalOperator>(e)) return evalConditional(co);
     if (auto* mce = llvm::dyn_cast<clang::CXXMemberCallExpr>(e)) return evalMemberCall(mce);
+    // A kernel launched from device code starts a grid of its own: it is analysed as a kernel
+    // with its own launch shape, not inlined into this one.
+    if (auto* kc = llvm::dyn_cast<clang::CUDAKernelCallExpr>(e)) {
+      for (const auto* a : kc->arguments()) eval(a);
+      return unknown();
+    }
     if (auto* oce = llvm::dyn_cast<clang::CXXOperatorCallExpr>(e)) {
       Value r = unknown();
       for (const auto* a : oce->arguments()) r.data = eval(a).data || r.data;
@@ -1158,6 +1164,9 @@ class Builder {
         tm[t] = saved[t] && c.v[t] != 0;
         fm[t] = saved[t] && c.v[t] == 0;
       }
+    // A guard over representative symbol values (`if (t < n)` with a 2-D grid index) that every
+    // thread fails must not hide the body: without an else, walk it with the threads that got here.
+    if (c.known && c.symbolic && !is->getElse() && std::find(tm.begin(), tm.end(), 1) == tm.end()) tm = saved;
     // Unknown condition: both paths are walked with every thread (over-approximation); the
     // accesses there remember the condition's line.
     if (!c.known) guards_.push_back(ctx_.getSourceManager().getExpansionLineNumber(is->getCond()->getBeginLoc()));
@@ -1203,6 +1212,9 @@ class Builder {
         if (!c.known || c.symbolic) symbolicCond = true;
         Mask cont(N_, 0);
         for (unsigned t = 0; t < N_; ++t) cont[t] = active_[t] && (!c.known || c.v[t] != 0);
+        // A bound over representative symbol values (`i < n` with blockIdx and n stand-ins) that no
+        // thread passes on entry must not hide the body: walk one iteration with every thread.
+        if (iter == 0 && c.known && c.symbolic && std::find(cont.begin(), cont.end(), 1) == cont.end()) cont = active_;
         recordBranch(s, cond, c, work, false, true, &cont);
         active_ = cont;
         if (!anyActive()) break;
