@@ -192,6 +192,7 @@ ParseCommand buildParseCommand(const std::string& file, const FrontendOptions& o
     // errors without the toolkit's device overloads).
     pc.bundledCuda = true;
     a.push_back("--cuda-host-only");
+    a.push_back("-fgpu-rdc");  // device-side kernel launches (dynamic parallelism) parse
     a.push_back("-nocudainc");
     a.push_back("-nocudalib");
     a.push_back("-I" + std::string(kBundledIncludeDir));

@@ -138,6 +138,10 @@ template <class T> inline cudaError_t cudaMemcpyToSymbol(const T& sym, const voi
 template <class T> inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& sym, size_t n, size_t off = 0, cudaMemcpyKind k = cudaMemcpyDeviceToHost);
 
 // Device intrinsics.
+// Device-side launches (dynamic parallelism, -fgpu-rdc): what Clang lowers `k<<<g, b>>>()` to.
+extern "C" __device__ void* cudaGetParameterBuffer(size_t alignment, size_t size);
+extern "C" __device__ cudaError_t cudaLaunchDevice(void* func, void* params, dim3 grid, dim3 block,
+                                                   unsigned int shmem, cudaStream_t stream);
 __device__ void __syncthreads(void);
 __device__ int __syncthreads_count(int);
 __device__ int __syncthreads_and(int);
