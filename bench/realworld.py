@@ -11,6 +11,13 @@ file in its own process under a time limit, and prints per code base: files, fil
 were analysed, files with no kernel (host code only), files ending in exit status 2 (nothing
 analysable) with their first error, crashes, time-outs, kernels analysed, findings per rule, and
 the slowest file and the peak memory of one file. Exit status 1 if any file crashed or timed out.
+
+  bench/realworld.py sample RECORDS.json [-n 100] [--seed 2026] [--out sample.tsv]
+  bench/realworld.py precision bench/realworld-judgements.tsv
+
+`sample` draws a reproducible sample of findings (at least 10 per rule) from a coverage run's
+records for judging by hand; `precision` prints the precision per rule of a judged sample (the
+committed one is bench/realworld-judgements.tsv).
 """
 import argparse
 import collections
@@ -141,6 +148,55 @@ def coverage(args):
     return 1 if bad else 0
 
 
+def sample(args):
+    """A reproducible sample of findings across rules, from the records `coverage --json` wrote."""
+    import random
+    records = json.load(open(args.records))
+    by_rule = collections.defaultdict(list)
+    seen = set()
+    for r in records:
+        for rule, path, line, msg in r["findings"]:
+            if rule == "compile-error":
+                continue
+            key = (os.path.normpath(os.path.join(os.path.dirname(r["file"]), path)) if not os.path.isabs(path) else path,
+                   line, rule)
+            if key in seen:
+                continue
+            seen.add(key)
+            by_rule[rule].append((key[0], line, rule, msg))
+    rng = random.Random(args.seed)
+    total = sum(len(v) for v in by_rule.values())
+    out = []
+    for rule, items in sorted(by_rule.items()):
+        # Every rule gets at least 10 (or all it has), the rest in proportion to its share.
+        n = min(len(items), max(10, round(args.n * len(items) / max(1, total))))
+        out += rng.sample(items, n)
+    w = open(args.out, "w") if args.out else sys.stdout
+    w.write("path\tline\trule\tverdict\treason\tmessage\n")
+    for path, line, rule, msg in out:
+        w.write(f"{path}\t{line}\t{rule}\t\t\t{msg.replace(chr(9), ' ')}\n")
+    return 0
+
+
+def precision(args):
+    """Precision per rule from a judged sample (verdict TRUE or FALSE in the fourth column)."""
+    counts = collections.defaultdict(lambda: [0, 0])
+    for i, row in enumerate(open(args.judgements)):
+        if i == 0 or not row.strip():
+            continue
+        cols = row.rstrip("\n").split("\t")
+        verdict = cols[3].strip().upper()
+        if verdict not in ("TRUE", "FALSE"):
+            continue
+        counts[cols[2]][0 if verdict == "TRUE" else 1] += 1
+    allt = allf = 0
+    for rule, (t, f) in sorted(counts.items()):
+        allt, allf = allt + t, allf + f
+        print(f"{rule:22} {t:3} true {f:3} false  precision {100.0 * t / max(1, t + f):5.1f}%")
+    print(f"{'all':22} {allt:3} true {allf:3} false  precision {100.0 * allt / max(1, allt + allf):5.1f}%")
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -152,9 +208,20 @@ def main():
     c.add_argument("--json", help="write every file's record here")
     c.add_argument("--match", help="only files whose path matches this regular expression "
                                    "(HeCBench: --match '/src/[^/]*-cuda/')")
+    s = sub.add_parser("sample", help="a reproducible sample of findings to judge by hand")
+    s.add_argument("records", help="the --json file of a coverage run")
+    s.add_argument("-n", type=int, default=100)
+    s.add_argument("--seed", type=int, default=2026)
+    s.add_argument("--out")
+    q = sub.add_parser("precision", help="precision per rule from judged findings")
+    q.add_argument("judgements", help="TSV: path, line, rule, verdict (TRUE/FALSE), reason, message")
     args = p.parse_args()
     if args.cmd == "coverage":
         sys.exit(coverage(args))
+    if args.cmd == "sample":
+        sys.exit(sample(args))
+    if args.cmd == "precision":
+        sys.exit(precision(args))
 
 
 if __name__ == "__main__":
