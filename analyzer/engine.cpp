@@ -236,13 +236,20 @@ class LintConsumer : public clang::ASTConsumer {
                                        model->branches().size(), model->barriers().size(),
                                        model->truncated() ? " (evaluation truncated)" : ""));
       if (std::getenv("GPUOPT_LINT_DEBUG")) dumpModel(*model, rc);
-      rc.setFunction(k->getQualifiedNameAsString());
+      std::string inst, group;
+      if (k->getTemplateSpecializationArgs()) {
+        llvm::raw_string_ostream os(inst);
+        k->getNameForDiagnostic(os, ctx.getPrintingPolicy(), /*Qualified=*/true);
+        if (const auto* pt = k->getPrimaryTemplate()) group = fmt::format("{}", static_cast<const void*>(pt->getCanonicalDecl()));
+      }
+      rc.setFunction(k->getQualifiedNameAsString(), inst, group);
       for (const auto& r : rules_)
         if (enabled(*r)) r->checkKernel(*model, rc);
       rc.setFunction({});
     }
     for (const clang::FunctionDecl* f : functions)
       if (!taint(f, sm)) ++out_.cleanFunctions;
+    rc.finishInstantiations();
     out_.diags = std::move(rc.diagnostics());
     out_.analysisMs = msSince(t0);
   }

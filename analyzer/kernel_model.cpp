@@ -158,6 +158,15 @@ class Builder {
       x = static_cast<int64_t>(u);
     }
   }
+  // A pointer stored into a variable of another pointer type takes that type's pointee: `volatile
+  // int* vs = sdata;` reads and writes volatile (the qualifying conversion is a no-op cast that
+  // strip() looks through).
+  void retype(Value& v, clang::QualType t) const {
+    if (!v.isPtr || !t->isPointerType()) return;
+    clang::QualType pt = t->getPointeeType();
+    v.ptrVolatile = v.ptrVolatile || pt.isVolatileQualified();
+    if (!pt->isIncompleteType() && !pt->isVoidType()) v.pointee = ctx_.getTypeSizeInChars(pt).getQuantity();
+  }
   static void mergeFlags(Value& r, const Value& a, const Value& b) {
     r.data = a.data || b.data;
     r.symbolic = a.symbolic || b.symbolic;
@@ -537,6 +546,7 @@ class Builder {
                      cop->getComputationResultType(), bo->getLHS(), bo->getRHS());
     }
     normalize(result, bo->getLHS()->getType());
+    retype(result, bo->getLHS()->getType());
     writeLVal(lv, result);
     return result;
   }
@@ -1072,6 +1082,7 @@ class Builder {
         if (!vd || vd->hasAttr<clang::CUDASharedAttr>() || vd->isStaticLocal()) continue;
         Value v = vd->hasInit() ? eval(vd->getInit()) : unknown();
         if (vd->getType()->isIntegralOrEnumerationType()) normalize(v, vd->getType());
+        retype(v, vd->getType());
         if (vd->getType()->isReferenceType() || vd->getType()->isArrayType()) v = unknown();
         Value nv = unknown();
         assignMasked(nv, v);

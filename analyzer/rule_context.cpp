@@ -3,6 +3,7 @@
 #include <clang/Lex/Lexer.h>
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <filesystem>
 
 #include "rules/impact.h"
@@ -122,12 +123,42 @@ Diagnostic RuleContext::make(const RuleInfo& info, SourceSpan where, std::string
   return d;
 }
 
+void RuleContext::setFunction(std::string name, std::string instantiation, std::string group) {
+  function_ = std::move(name);
+  instantiation_ = std::move(instantiation);
+  group_ = std::move(group);
+  if (!instantiation_.empty()) instancesOf_[group_].insert(instantiation_);
+}
+
 void RuleContext::report(Diagnostic d) {
-  for (const auto& e : diags_)
-    if (e.ruleId == d.ruleId && e.span.begin.line == d.span.begin.line &&
-        e.span.begin.col == d.span.begin.col && e.message == d.message)
-      return;  // same finding from another template instantiation
+  for (size_t i = 0; i < diags_.size(); ++i) {
+    const auto& e = diags_[i];
+    if (e.ruleId == d.ruleId && e.span.begin.file == d.span.begin.file && e.span.begin.line == d.span.begin.line &&
+        e.span.begin.col == d.span.begin.col && e.message == d.message) {
+      // The same finding from another template instantiation.
+      if (!instantiation_.empty() && seen_[i].group == group_) seen_[i].instantiations.push_back(instantiation_);
+      return;
+    }
+  }
   diags_.push_back(std::move(d));
+  seen_.push_back({group_, instantiation_.empty() ? std::vector<std::string>{} : std::vector<std::string>{instantiation_}});
+}
+
+void RuleContext::finishInstantiations() {
+  for (size_t i = 0; i < diags_.size(); ++i) {
+    const Seen& s = seen_[i];
+    if (s.instantiations.empty()) continue;
+    auto all = instancesOf_.find(s.group);
+    std::set<std::string> mine(s.instantiations.begin(), s.instantiations.end());
+    if (all == instancesOf_.end() || mine == all->second) continue;  // every instantiation: nothing to say
+    std::string list;
+    for (const auto& n : mine) list += (list.empty() ? "'" : ", '") + n + "'";
+    std::string suffix = fmt::format("; in instantiation{} {}", mine.size() == 1 ? "" : "s", list);
+    Diagnostic& d = diags_[i];
+    size_t bracket = d.message.rfind(" [");
+    if (bracket != std::string::npos && d.message.back() == ']') d.message.insert(bracket, suffix);
+    else d.message += suffix;
+  }
 }
 
 }  // namespace gpuopt

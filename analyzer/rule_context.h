@@ -3,6 +3,8 @@
 #include <clang/AST/ASTContext.h>
 #include <clang/Basic/SourceManager.h>
 
+#include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -67,8 +69,13 @@ class RuleContext {
   std::string text(const clang::Stmt* s) const { return text(s->getSourceRange()); }
 
   Diagnostic make(const RuleInfo& info, SourceSpan where, std::string message) const;
-  // The kernel the following findings are in (set by the engine around each kernel's checks).
-  void setFunction(std::string name) { function_ = std::move(name); }
+  // The kernel the following findings are in (set by the engine around each kernel's checks). For
+  // a template kernel, `instantiation` names the instantiation ("transpose<double>") and `group`
+  // the template: findings that differ between instantiations say which they are for.
+  void setFunction(std::string name, std::string instantiation = {}, std::string group = {});
+  // After the last kernel: "; in instantiation 'k<double>'" on findings not made by every
+  // instantiation of their template.
+  void finishInstantiations();
   void report(Diagnostic d);
   std::vector<Diagnostic>& diagnostics() { return diags_; }
 
@@ -77,7 +84,13 @@ class RuleContext {
   const ModelOptions& opts_;
   const LintedFiles& files_;
   std::vector<Diagnostic> diags_;
-  std::string function_;
+  std::string function_, instantiation_, group_;
+  std::map<std::string, std::set<std::string>> instancesOf_;  // template -> instantiations analysed
+  struct Seen {
+    std::string group;
+    std::vector<std::string> instantiations;
+  };
+  std::vector<Seen> seen_;  // parallel to diags_
 };
 
 }  // namespace gpuopt

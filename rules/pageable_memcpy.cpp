@@ -346,6 +346,7 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
     const Stmt* loop = enclosingLoop(ctx, call);
     for (const Expr* host : cc.hostArgs) {
       Trace tr = traceHostPointer(ctx, host, call);
+      if (tr.name.empty()) tr.name = rc.text(host);  // never an empty name: the argument as written
       auto emit = [&](const Stmt* where, const Trace& t, bool viaHelper, const CallExpr* helperCall) {
         if (!rc.inLintedFile(where->getBeginLoc())) return;
         bool inLoop = viaHelper || loop;
@@ -389,6 +390,7 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
           if (!callee || callee->getCanonicalDecl() != helper->getCanonicalDecl()) continue;
           if (!enclosingLoop(ctx, hc) && !loop && !cc.async) continue;
           Trace outer = traceHostPointer(ctx, hc->getArg(idx), hc);
+          if (outer.name.empty()) outer.name = rc.text(hc->getArg(idx));
           if (outer.origin == Origin::Pageable) emit(hc, outer, true, hc);
           // A container passed by reference is pageable whatever the caller passes.
           else if (tr.origin == Origin::Pageable && outer.origin == Origin::Unknown) emit(hc, tr, true, hc);

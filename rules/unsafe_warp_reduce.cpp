@@ -15,6 +15,7 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     const KernelModel::Race* first = nullptr;
     unsigned races = 0;
     bool allVolatile = true;
+    bool anyVolatile = false;
     bool syncwarp = false;
   };
   std::map<std::pair<const clang::FunctionDecl*, unsigned>, Group> groups;
@@ -28,6 +29,7 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (!g.first || r.second->seq < g.first->second->seq) g.first = &r;
     ++g.races;
     g.allVolatile = g.allVolatile && r.first->isVolatile && r.second->isVolatile;
+    g.anyVolatile = g.anyVolatile || r.first->isVolatile || r.second->isVolatile;
     unsigned w = r.t2 / 32;
     for (const auto& a : m.accesses())
       if (a.function == r.second->function && a.epoch == r.second->epoch && a.warpEpoch[w] != r.second->warpEpoch[w])
@@ -42,19 +44,25 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     std::string pair = fmt::format("lane {} {} {} while lane {} {} it", r.t2 % 32, b.isWrite ? "writes" : "reads",
                                    elementName(b, r.byteAddr), r.t1 % 32, a.isWrite ? "writes" : "reads");
     std::string msg;
-    if (!g.allVolatile)
+    std::string buffer = !b.baseName.empty() ? b.baseName : rc.text(b.expr);
+    if (!g.allVolatile && g.anyVolatile)
+      msg = fmt::format("unsafe warp-synchronous reduction on shared '{}': some of the racing accesses are volatile "
+                        "and some are not, and there is no __syncwarp(): the plain ones may stay in registers, and "
+                        "lockstep is not guaranteed since Volta's independent thread scheduling ({})",
+                        buffer, pair);
+    else if (!g.allVolatile)
       msg = fmt::format("unsafe warp-synchronous reduction on shared '{}': lanes read each other's results with no "
                         "__syncwarp() and no volatile, so the compiler may keep values in registers and the result "
                         "is wrong ({})",
-                        b.baseName, pair);
+                        buffer, pair);
     else if (g.syncwarp)
       msg = fmt::format("unsafe warp-synchronous reduction on shared '{}': __syncwarp() is there but a step still reads "
                         "and writes the same words without one in between ({})",
-                        b.baseName, pair);
+                        buffer, pair);
     else
       msg = fmt::format("unsafe warp-synchronous reduction on shared '{}': 'volatile' alone relies on the warp running "
                         "in lockstep, which is not guaranteed since Volta's independent thread scheduling ({})",
-                        b.baseName, pair);
+                        buffer, pair);
     msg += atContext(b.context);
     Diagnostic d = rc.make(kInfo, rc.span(b.expr), msg);
     d.notes.push_back({rc.span(a.expr), fmt::format("lane {} {} {} here", r.t1 % 32, a.isWrite ? "writes" : "reads",

@@ -322,3 +322,20 @@ TEST(Cli, RacesUnderDataDependentGuardsArePossibleRacesAtWarningSeverity) {
   }
   EXPECT_TRUE(found) << r.out;
 }
+
+TEST(Cli, FindingsThatDependOnTheInstantiationSayWhichOne) {
+  auto r = runLint("--format json '" + fixture("bank_conflict.cu") + "'");
+  auto j = nlohmann::json::parse(r.out);
+  std::set<std::string> suffixes;
+  for (const auto& f : j["files"][0]["findings"]) {
+    std::string m = f["message"];
+    if (m.find("tile[threadIdx.x][threadIdx.y]") == std::string::npos || f["kernel"] != "transposeT") continue;
+    if (m.rfind("32-way", 0) == 0) EXPECT_NE(m.find("; in instantiation 'transposeT<float>'"), std::string::npos) << m;
+    if (m.rfind("16-way", 0) == 0) EXPECT_NE(m.find("; in instantiation 'transposeT<double>'"), std::string::npos) << m;
+    suffixes.insert(m.substr(0, 3));
+  }
+  EXPECT_EQ(suffixes.size(), 2u) << r.out;
+  // A finding every instantiation makes says nothing about instantiations.
+  r = runLint("'" + fixture("divergent_branch.cu") + "'");
+  EXPECT_EQ(r.out.find("in instantiation"), std::string::npos) << r.out;
+}
