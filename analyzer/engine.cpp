@@ -227,25 +227,36 @@ class LintConsumer : public clang::ASTConsumer {
         out_.skipped.push_back(std::move(s));
         continue;
       }
-      auto model = KernelModel::build(k, ctx, opts_.model, launches);
+      // A kernel launched with several block shapes is judged with each (up to 4).
+      auto shapes = opts_.model.blockDimGiven ? std::vector<LaunchIndex::Shape>{} : launches.all(k);
+      if (shapes.size() > 4) shapes.resize(4);
+      if (shapes.size() < 2) shapes.clear();
+      size_t variants = std::max<size_t>(1, shapes.size());
       ++out_.kernels;
-      if (opts_.frontend.verbose)
-        out_.log.push_back(fmt::format("{}: kernel {}: block {}x{}x{} ({}), {} accesses, {} branches, {} barriers{}",
-                                       rc.span(k->getLocation()).begin.file, k->getQualifiedNameAsString(), model->blockX(),
-                                       model->blockY(), model->blockZ(), model->blockSource(), model->accesses().size(),
-                                       model->branches().size(), model->barriers().size(),
-                                       model->truncated() ? " (evaluation truncated)" : ""));
-      if (std::getenv("GPUOPT_LINT_DEBUG")) dumpModel(*model, rc);
-      std::string inst, group;
-      if (k->getTemplateSpecializationArgs()) {
-        llvm::raw_string_ostream os(inst);
-        k->getNameForDiagnostic(os, ctx.getPrintingPolicy(), /*Qualified=*/true);
-        if (const auto* pt = k->getPrimaryTemplate()) group = fmt::format("{}", static_cast<const void*>(pt->getCanonicalDecl()));
+      for (size_t vi = 0; vi < variants; ++vi) {
+        const LaunchIndex::Shape* shape = shapes.empty() ? nullptr : &shapes[vi];
+        rc.setLaunchVariant(shape ? fmt::format("the {}x{}x{} block of the {}", shape->x, shape->y, shape->z, shape->where)
+                                  : std::string());
+        auto model = KernelModel::build(k, ctx, opts_.model, launches, shape);
+        if (opts_.frontend.verbose)
+          out_.log.push_back(fmt::format("{}: kernel {}: block {}x{}x{} ({}), {} accesses, {} branches, {} barriers{}",
+                                         rc.span(k->getLocation()).begin.file, k->getQualifiedNameAsString(), model->blockX(),
+                                         model->blockY(), model->blockZ(), model->blockSource(), model->accesses().size(),
+                                         model->branches().size(), model->barriers().size(),
+                                         model->truncated() ? " (evaluation truncated)" : ""));
+        if (std::getenv("GPUOPT_LINT_DEBUG")) dumpModel(*model, rc);
+        std::string inst, group;
+        if (k->getTemplateSpecializationArgs()) {
+          llvm::raw_string_ostream os(inst);
+          k->getNameForDiagnostic(os, ctx.getPrintingPolicy(), /*Qualified=*/true);
+          if (const auto* pt = k->getPrimaryTemplate()) group = fmt::format("{}", static_cast<const void*>(pt->getCanonicalDecl()));
+        }
+        rc.setFunction(k->getQualifiedNameAsString(), inst, group);
+        for (const auto& r : rules_)
+          if (enabled(*r)) r->checkKernel(*model, rc);
+        rc.setFunction({});
       }
-      rc.setFunction(k->getQualifiedNameAsString(), inst, group);
-      for (const auto& r : rules_)
-        if (enabled(*r)) r->checkKernel(*model, rc);
-      rc.setFunction({});
+      rc.setLaunchVariant({});
     }
     for (const clang::FunctionDecl* f : functions)
       if (!taint(f, sm)) ++out_.cleanFunctions;

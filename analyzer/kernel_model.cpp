@@ -1435,7 +1435,13 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
         return;
       }
       Shape s{d[0], d[1], d[2], where};
-      keys([&](const clang::FunctionDecl* f) { index->shapes_.emplace(f, s); });
+      keys([&](const clang::FunctionDecl* f) {
+        index->shapes_.emplace(f, s);
+        auto& v = index->allShapes_[f];
+        bool known = false;
+        for (const auto& o : v) known = known || (o.x == s.x && o.y == s.y && o.z == s.z);
+        if (!known) v.push_back(s);
+      });
     }
     bool VisitCUDAKernelCallExpr(clang::CUDAKernelCallExpr* call) {
       // Clang's recovery (the config may not be a call) and template patterns (a dependent block
@@ -1491,6 +1497,19 @@ const LaunchIndex::Shape* LaunchIndex::find(const clang::FunctionDecl* k) const 
   return nullptr;
 }
 
+std::vector<LaunchIndex::Shape> LaunchIndex::all(const clang::FunctionDecl* k) const {
+  for (const clang::FunctionDecl* f : std::initializer_list<const clang::FunctionDecl*>{k->getCanonicalDecl(), k->getTemplateInstantiationPattern()}) {
+    if (!f) continue;
+    auto it = allShapes_.find(f->getCanonicalDecl());
+    if (it != allShapes_.end()) return it->second;
+  }
+  if (auto* prim = k->getPrimaryTemplate()) {
+    auto it = allShapes_.find(prim->getTemplatedDecl()->getCanonicalDecl());
+    if (it != allShapes_.end()) return it->second;
+  }
+  return {};
+}
+
 const std::string* LaunchIndex::unreadable(const clang::FunctionDecl* k) const {
   for (const clang::FunctionDecl* f : std::initializer_list<const clang::FunctionDecl*>{k->getCanonicalDecl(), k->getTemplateInstantiationPattern()}) {
     if (!f) continue;
@@ -1505,7 +1524,8 @@ const std::string* LaunchIndex::unreadable(const clang::FunctionDecl* k) const {
 }
 
 std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kernel, clang::ASTContext& ctx,
-                                                const ModelOptions& opts, const LaunchIndex& launches) {
+                                                const ModelOptions& opts, const LaunchIndex& launches,
+                                                const LaunchIndex::Shape* shape) {
   // One walk of the kernel over a block of the given shape.
   auto walk = [&](unsigned x, unsigned y, unsigned z, std::string source, bool assumed) {
     auto m = std::make_unique<KernelModel>();
@@ -1520,7 +1540,7 @@ std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kerne
     return m;
   };
   if (!opts.blockDimGiven) {
-    if (const LaunchIndex::Shape* s = launches.find(kernel)) return walk(s->x, s->y, s->z, s->where, false);
+    if (const LaunchIndex::Shape* s = shape ? shape : launches.find(kernel)) return walk(s->x, s->y, s->z, s->where, false);
     if (auto* lb = kernel->getAttr<clang::CUDALaunchBoundsAttr>()) {
       clang::Expr::EvalResult r;
       if (lb->getMaxThreads() && !lb->getMaxThreads()->isValueDependent() && lb->getMaxThreads()->EvaluateAsInt(r, ctx))

@@ -106,6 +106,8 @@ class LaunchIndex {
   };
   // nullptr when no launch of `kernel` with a readable block shape exists.
   const Shape* find(const clang::FunctionDecl* kernel) const;
+  // Every distinct readable block shape `kernel` is launched with (the first launch of each).
+  std::vector<Shape> all(const clang::FunctionDecl* kernel) const;
   // A launch of `kernel` whose block shape could not be read (a run-time value, a function
   // pointer): "launch at line N", or nullptr.
   const std::string* unreadable(const clang::FunctionDecl* kernel) const;
@@ -113,12 +115,15 @@ class LaunchIndex {
  private:
   std::map<const clang::FunctionDecl*, Shape> shapes_;
   std::map<const clang::FunctionDecl*, std::string> unreadable_;
+  std::map<const clang::FunctionDecl*, std::vector<Shape>> allShapes_;
 };
 
 class KernelModel {
  public:
+  // `shape`: one of the kernel's launch shapes (LaunchIndex::all) instead of the first found.
   static std::unique_ptr<KernelModel> build(const clang::FunctionDecl* kernel, clang::ASTContext& ctx,
-                                            const ModelOptions& opts, const LaunchIndex& launches);
+                                            const ModelOptions& opts, const LaunchIndex& launches,
+                                            const LaunchIndex::Shape* shape = nullptr);
 
   const clang::FunctionDecl* kernel() const { return kernel_; }
   clang::ASTContext& ast() const { return *ctx_; }

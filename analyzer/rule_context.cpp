@@ -127,6 +127,10 @@ void RuleContext::setFunction(std::string name, std::string instantiation, std::
   function_ = std::move(name);
   instantiation_ = std::move(instantiation);
   group_ = std::move(group);
+  if (!variant_.empty()) {  // one of several launch shapes: a variant of its own
+    instantiation_ = instantiation_.empty() ? variant_ : instantiation_ + "' with '" + variant_;
+    if (group_.empty()) group_ = "launches of " + function_;
+  }
   if (!instantiation_.empty()) instancesOf_[group_].insert(instantiation_);
 }
 
@@ -151,9 +155,11 @@ void RuleContext::finishInstantiations() {
     auto all = instancesOf_.find(s.group);
     std::set<std::string> mine(s.instantiations.begin(), s.instantiations.end());
     if (all == instancesOf_.end() || mine == all->second) continue;  // every instantiation: nothing to say
+    bool launch = s.group.rfind("launches of ", 0) == 0;
     std::string list;
-    for (const auto& n : mine) list += (list.empty() ? "'" : ", '") + n + "'";
-    std::string suffix = fmt::format("; in instantiation{} {}", mine.size() == 1 ? "" : "s", list);
+    for (const auto& n : mine) list += launch ? (list.empty() ? "" : " and ") + n : (list.empty() ? "'" : ", '") + n + "'";
+    std::string suffix = launch ? fmt::format("; for {}", list)
+                                : fmt::format("; in instantiation{} {}", mine.size() == 1 ? "" : "s", list);
     Diagnostic& d = diags_[i];
     size_t bracket = d.message.rfind(" [");
     if (bracket != std::string::npos && d.message.back() == ']') d.message.insert(bracket, suffix);

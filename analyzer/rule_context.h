@@ -73,6 +73,9 @@ class RuleContext {
   // a template kernel, `instantiation` names the instantiation ("transpose<double>") and `group`
   // the template: findings that differ between instantiations say which they are for.
   void setFunction(std::string name, std::string instantiation = {}, std::string group = {});
+  // The kernel is analysed once per block shape it is launched with: findings that not every
+  // shape has say which launch they are for.
+  void setLaunchVariant(std::string variant) { variant_ = std::move(variant); }
   // After the last kernel: "; in instantiation 'k<double>'" on findings not made by every
   // instantiation of their template.
   void finishInstantiations();
@@ -84,7 +87,7 @@ class RuleContext {
   const ModelOptions& opts_;
   const LintedFiles& files_;
   std::vector<Diagnostic> diags_;
-  std::string function_, instantiation_, group_;
+  std::string function_, instantiation_, group_, variant_;
   std::map<std::string, std::set<std::string>> instancesOf_;  // template -> instantiations analysed
   struct Seen {
     std::string group;

@@ -339,3 +339,17 @@ TEST(Cli, FindingsThatDependOnTheInstantiationSayWhichOne) {
   r = runLint("'" + fixture("divergent_branch.cu") + "'");
   EXPECT_EQ(r.out.find("in instantiation"), std::string::npos) << r.out;
 }
+
+TEST(Cli, AKernelLaunchedWithSeveralShapesIsJudgedWithEach) {
+  auto r = runLint("--format json '" + fixture("divergent_branch.cu") + "'");
+  auto j = nlohmann::json::parse(r.out);
+  bool found = false;
+  for (const auto& f : j["files"][0]["findings"])
+    if (f["kernel"] == "twoShapes") {
+      found = true;
+      std::string m = f["message"];
+      EXPECT_NE(m.find("8 of 32 lanes take the branch in warp 0"), std::string::npos) << m;
+      EXPECT_NE(m.find("; for the 256x1x1 block of the launch at line"), std::string::npos) << m;
+    }
+  EXPECT_TRUE(found) << r.out;
+}
