@@ -1594,8 +1594,9 @@ const std::vector<KernelModel::Race>& KernelModel::sharedRaces() const {
       }
     return w;
   };
-  // One flat entry per (thread, byte) touched: threads that write neighbouring bytes of one word
-  // (a char or short array) do not race. Sorted by byte, then program order.
+  // One flat entry per (thread, unit) touched, the unit being the smallest access size of the
+  // interval: threads that write neighbouring bytes of one word (a char or short array) do not
+  // race. Sorted by unit, then program order.
   struct Entry {
     const void* base;
     int64_t byte;
@@ -1614,13 +1615,20 @@ const std::vector<KernelModel::Race>& KernelModel::sharedRaces() const {
   while (i < accesses_.size()) {
     unsigned epoch = accesses_[i].epoch;
     entries.clear();
-    for (; i < accesses_.size() && accesses_[i].epoch == epoch; ++i) {
+    // The unit of comparison: the smallest access of the interval (4 bytes for float/int code, so
+    // as cheap as words; 1 for char arrays).
+    size_t end = i;
+    int64_t unit = 4;
+    for (; end < accesses_.size() && accesses_[end].epoch == epoch; ++end)
+      if (accesses_[end].space == MemSpace::Shared && accesses_[end].elemSize > 0)
+        unit = std::min<int64_t>(unit, accesses_[end].elemSize);
+    for (; i < end; ++i) {
       const Access& a = accesses_[i];
       if (a.space != MemSpace::Shared || !a.known || a.data || !a.base || a.isAtomic) continue;
       for (unsigned t = 0; t < a.mask.size(); ++t) {
         if (!a.mask[t]) continue;
-        for (int64_t byte = a.addr[t]; byte < a.addr[t] + std::max(1u, a.elemSize); ++byte)
-          entries.push_back({a.base, byte, a.seq, t, &a});
+        int64_t first = floorDiv(a.addr[t], unit), last = floorDiv(a.addr[t] + std::max(1u, a.elemSize) - 1, unit);
+        for (int64_t u = first; u <= last; ++u) entries.push_back({a.base, u, a.seq, t, &a});
       }
     }
     std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {

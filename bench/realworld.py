@@ -158,8 +158,7 @@ def sample(args):
         for rule, path, line, msg in r["findings"]:
             if rule == "compile-error":
                 continue
-            key = (os.path.normpath(os.path.join(os.path.dirname(r["file"]), path)) if not os.path.isabs(path) else path,
-                   line, rule)
+            key = (os.path.normpath(path), line, rule)  # relative to where coverage ran
             if key in seen:
                 continue
             seen.add(key)
