@@ -1390,6 +1390,31 @@ bool readShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[3]) {
       auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl());
       if (!vd || !vd->hasInit()) return false;
       if (vd->getType()->isIntegralOrEnumerationType()) return evalInt(e, dims[0]);
+      // `dim3 block; block.x = 16; block.y = 16;`: the members set one by one in its function.
+      if (auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(vd->getDeclContext()); fn && fn->getBody()) {
+        struct Members : clang::RecursiveASTVisitor<Members> {
+          const clang::VarDecl* v;
+          std::vector<std::pair<int, const clang::Expr*>> sets;
+          bool VisitBinaryOperator(clang::BinaryOperator* b) {
+            if (b->getOpcode() != clang::BO_Assign) return true;
+            auto* me = llvm::dyn_cast<clang::MemberExpr>(b->getLHS()->IgnoreParenImpCasts());
+            auto* base = me ? llvm::dyn_cast<clang::DeclRefExpr>(me->getBase()->IgnoreParenImpCasts()) : nullptr;
+            if (!base || base->getDecl() != v) return true;
+            std::string f = me->getMemberDecl()->getNameAsString();
+            int axis = f == "x" ? 0 : f == "y" ? 1 : f == "z" ? 2 : -1;
+            if (axis >= 0) sets.push_back({axis, b->getRHS()});
+            return true;
+          }
+        } mem;
+        mem.v = vd;
+        mem.TraverseStmt(fn->getBody());
+        if (!mem.sets.empty()) {
+          if (!readShape(vd->getInit(), ctx, dims)) dims[0] = 1, dims[1] = 1, dims[2] = 1;
+          for (const auto& [axis, rhs] : mem.sets)  // in source order: the last one wins
+            if (!evalInt(rhs, dims[axis])) return false;
+          return dims[0] > 0;
+        }
+      }
       e = vd->getInit();
       continue;
     }

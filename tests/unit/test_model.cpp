@@ -314,3 +314,18 @@ TEST(KernelModel, LaunchesInLambdasAndThroughCudaLaunchKernelGiveTheBlockShape) 
   EXPECT_EQ(r.model->blockDescription(),
             "a 256-thread block (assumed: the launch at line 2 has a block size known only at run time; pass --block-dim)");
 }
+
+TEST(KernelModel, Dim3MembersSetOneByOne) {
+  Parsed p = model(
+      "__global__ void k(int* out) { out[threadIdx.x] = 1; }\n"
+      "void host(int* d) {\n"
+      "  dim3 block;\n"
+      "  block.x = 16;\n"
+      "  block.y = 8;\n"
+      "  k<<<1, block>>>(d);\n"
+      "}\n");
+  ASSERT_TRUE(p.model);
+  EXPECT_EQ(p.model->blockX(), 16u);
+  EXPECT_EQ(p.model->blockY(), 8u);
+  EXPECT_EQ(p.model->blockZ(), 1u);
+}
