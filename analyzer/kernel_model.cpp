@@ -1509,44 +1509,32 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
   v.TraverseDecl(ctx.getTranslationUnitDecl());
 }
 
-const LaunchIndex::Shape* LaunchIndex::find(const clang::FunctionDecl* k) const {
+namespace {
+// A kernel's entry in one of the index's maps: by its declaration, its template pattern, or its
+// primary template.
+template <class Map>
+const typename Map::mapped_type* lookupKernel(const Map& map, const clang::FunctionDecl* k) {
   for (const clang::FunctionDecl* f : std::initializer_list<const clang::FunctionDecl*>{k->getCanonicalDecl(), k->getTemplateInstantiationPattern()}) {
     if (!f) continue;
-    auto it = shapes_.find(f->getCanonicalDecl());
-    if (it != shapes_.end()) return &it->second;
+    auto it = map.find(f->getCanonicalDecl());
+    if (it != map.end()) return &it->second;
   }
   if (auto* prim = k->getPrimaryTemplate()) {
-    auto it = shapes_.find(prim->getTemplatedDecl()->getCanonicalDecl());
-    if (it != shapes_.end()) return &it->second;
+    auto it = map.find(prim->getTemplatedDecl()->getCanonicalDecl());
+    if (it != map.end()) return &it->second;
   }
   return nullptr;
 }
+}  // namespace
+
+const LaunchIndex::Shape* LaunchIndex::find(const clang::FunctionDecl* k) const { return lookupKernel(shapes_, k); }
 
 std::vector<LaunchIndex::Shape> LaunchIndex::all(const clang::FunctionDecl* k) const {
-  for (const clang::FunctionDecl* f : std::initializer_list<const clang::FunctionDecl*>{k->getCanonicalDecl(), k->getTemplateInstantiationPattern()}) {
-    if (!f) continue;
-    auto it = allShapes_.find(f->getCanonicalDecl());
-    if (it != allShapes_.end()) return it->second;
-  }
-  if (auto* prim = k->getPrimaryTemplate()) {
-    auto it = allShapes_.find(prim->getTemplatedDecl()->getCanonicalDecl());
-    if (it != allShapes_.end()) return it->second;
-  }
-  return {};
+  const auto* v = lookupKernel(allShapes_, k);
+  return v ? *v : std::vector<Shape>{};
 }
 
-const std::string* LaunchIndex::unreadable(const clang::FunctionDecl* k) const {
-  for (const clang::FunctionDecl* f : std::initializer_list<const clang::FunctionDecl*>{k->getCanonicalDecl(), k->getTemplateInstantiationPattern()}) {
-    if (!f) continue;
-    auto it = unreadable_.find(f->getCanonicalDecl());
-    if (it != unreadable_.end()) return &it->second;
-  }
-  if (auto* prim = k->getPrimaryTemplate()) {
-    auto it = unreadable_.find(prim->getTemplatedDecl()->getCanonicalDecl());
-    if (it != unreadable_.end()) return &it->second;
-  }
-  return nullptr;
-}
+const std::string* LaunchIndex::unreadable(const clang::FunctionDecl* k) const { return lookupKernel(unreadable_, k); }
 
 std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kernel, clang::ASTContext& ctx,
                                                 const ModelOptions& opts, const LaunchIndex& launches,

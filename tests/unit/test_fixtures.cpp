@@ -25,18 +25,7 @@ using Findings = std::set<std::pair<int, std::string>>;
 
 Findings expected(const std::string& path) {
   Findings f;
-  std::istringstream in(readFile(path));
-  std::string line;
-  static const std::regex re(R"(expect: ([a-z-]+(\s*,\s*[a-z-]+)*))");
-  for (int n = 1; std::getline(in, line); ++n) {
-    std::smatch m;
-    if (!std::regex_search(line, m, re)) continue;
-    std::stringstream ids(m[1].str());
-    for (std::string id; std::getline(ids, id, ',');) {
-      id.erase(0, id.find_first_not_of(' '));
-      f.emplace(n, id);
-    }
-  }
+  for (const auto& [line, rule] : expectAnnotations(readFile(path))) f.emplace(line, rule);
   return f;
 }
 

@@ -24,20 +24,8 @@ using Findings = std::set<std::tuple<std::string, int, std::string>>;
 
 Findings expectedIn(const std::string& dir, const std::vector<std::string>& files) {
   Findings f;
-  static const std::regex re(R"(expect: ([a-z-]+(\s*,\s*[a-z-]+)*))");
-  for (const auto& rel : files) {
-    std::istringstream in(readFile(dir + "/" + rel));
-    std::string line;
-    for (int n = 1; std::getline(in, line); ++n) {
-      std::smatch m;
-      if (!std::regex_search(line, m, re)) continue;
-      std::stringstream ids(m[1].str());
-      for (std::string id; std::getline(ids, id, ',');) {
-        id.erase(0, id.find_first_not_of(' '));
-        f.emplace(rel, n, id);
-      }
-    }
-  }
+  for (const auto& rel : files)
+    for (const auto& [line, rule] : expectAnnotations(readFile(dir + "/" + rel))) f.emplace(rel, line, rule);
   return f;
 }
 

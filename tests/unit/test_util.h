@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <regex>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gpuopt::test {
 
@@ -54,6 +57,24 @@ inline std::string tempDir(const std::string& name) {
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d.string();
+}
+
+// The "// expect: rule-id[, rule-id]" annotations of a source text: (line, rule) pairs.
+inline std::vector<std::pair<int, std::string>> expectAnnotations(const std::string& text) {
+  std::vector<std::pair<int, std::string>> out;
+  std::istringstream in(text);
+  std::string line;
+  static const std::regex re(R"(expect: ([a-z-]+(\s*,\s*[a-z-]+)*))");
+  for (int n = 1; std::getline(in, line); ++n) {
+    std::smatch m;
+    if (!std::regex_search(line, m, re)) continue;
+    std::stringstream ids(m[1].str());
+    for (std::string id; std::getline(ids, id, ',');) {
+      id.erase(0, id.find_first_not_of(' '));
+      out.emplace_back(n, id);
+    }
+  }
+  return out;
 }
 
 }  // namespace gpuopt::test
