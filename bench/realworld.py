@@ -13,11 +13,11 @@ analysable) with their first error, crashes, time-outs, kernels analysed, findin
 the slowest file and the peak memory of one file. Exit status 1 if any file crashed or timed out.
 
   bench/realworld.py sample RECORDS.json [-n 100] [--seed 2026] [--out sample.tsv]
-  bench/realworld.py precision bench/realworld-judgements.tsv
+  bench/realworld.py precision JUDGED.tsv
 
 `sample` draws a reproducible sample of findings (at least 10 per rule) from a coverage run's
-records for judging by hand; `precision` prints the precision per rule of a judged sample (the
-committed one is bench/realworld-judgements.tsv).
+records for judging by hand (bench/realworld-sample.tsv is the one drawn on 2026-11-22, verdict
+columns still empty); `precision` prints the precision per rule once the verdicts are filled in.
 """
 import argparse
 import collections
