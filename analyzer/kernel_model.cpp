@@ -1344,6 +1344,32 @@ class Builder {
   size_t steps_ = 0;
 };
 
+// Whether a local variable is assigned after its initialisation anywhere in its function
+// (`threads = 128;` before a second launch): then its initialiser is not the launch's value.
+bool reassigned(const clang::VarDecl* vd) {
+  auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(vd->getDeclContext());
+  if (!fn || !fn->getBody()) return false;
+  struct Finder : clang::RecursiveASTVisitor<Finder> {
+    const clang::VarDecl* v;
+    bool found = false;
+    bool refers(const clang::Expr* e) const {
+      auto* d = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+      return d && d->getDecl() == v;
+    }
+    bool VisitBinaryOperator(clang::BinaryOperator* b) {
+      if (b->isAssignmentOp() && refers(b->getLHS())) found = true;
+      return !found;
+    }
+    bool VisitUnaryOperator(clang::UnaryOperator* u) {
+      if (u->isIncrementDecrementOp() && refers(u->getSubExpr())) found = true;
+      return !found;
+    }
+  } f;
+  f.v = vd;
+  f.TraverseStmt(fn->getBody());
+  return f.found;
+}
+
 // Reads a block-shape expression: an integer, a dim3(...) temporary or a dim3 variable.
 bool readShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[3]) {
   dims[0] = 0, dims[1] = 1, dims[2] = 1;
@@ -1357,7 +1383,7 @@ bool readShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[3]) {
     x = x->IgnoreImpCasts();
     if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(x))
       if (auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl()))
-        if (vd->hasInit() && !vd->getInit()->isValueDependent() && vd->getInit()->EvaluateAsInt(r, ctx)) {
+        if (vd->hasInit() && !vd->getInit()->isValueDependent() && !reassigned(vd) && vd->getInit()->EvaluateAsInt(r, ctx)) {
           out = static_cast<unsigned>(r.Val.getInt().getExtValue());
           return true;
         }

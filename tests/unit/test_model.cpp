@@ -329,3 +329,18 @@ TEST(KernelModel, Dim3MembersSetOneByOne) {
   EXPECT_EQ(p.model->blockY(), 8u);
   EXPECT_EQ(p.model->blockZ(), 1u);
 }
+
+TEST(KernelModel, AReassignedBlockSizeVariableIsNotTakenFromItsInitialiser) {
+  // HeCBench segsort: `threads = 512; k1<<<g, threads>>>(); threads = 128; k2<<<g, threads>>>();`
+  Parsed p = model(
+      "__global__ void k(int* out) { out[threadIdx.x] = 1; }\n"
+      "void host(int* d) {\n"
+      "  int threads = 512;\n"
+      "  threads = 128;\n"
+      "  k<<<1, threads>>>(d);\n"
+      "}\n");
+  ASSERT_TRUE(p.model);
+  EXPECT_NE(p.model->blockX(), 512u) << "the initialiser is not the launch's value";
+  EXPECT_TRUE(p.model->blockAssumed());
+  EXPECT_NE(p.model->blockDescription().find("known only at run time"), std::string::npos) << p.model->blockDescription();
+}
