@@ -17,7 +17,7 @@ the slowest file and the peak memory of one file. Exit status 1 if any file cras
 
 `sample` draws a reproducible sample of findings (at least 10 per rule) from a coverage run's
 records for judging by hand, with the messages (which quote the judged code: keep that copy out of
-the repository; bench/realworld-sample.tsv is the one drawn on 2026-11-22 without them, 56 of its rows judged); `precision` prints the precision per rule once the verdicts are filled in.
+the repository; bench/realworld-sample.tsv is the one drawn on 2026-11-22 without them, all 113 rows judged); `precision` prints the precision per rule once the verdicts are filled in.
 """
 import argparse
 import collections
