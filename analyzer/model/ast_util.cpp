@@ -1,0 +1,95 @@
+#include "analyzer/model/ast_util.h"
+
+#include <clang/AST/DeclTemplate.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/SourceManager.h>
+
+namespace gpuopt {
+
+const clang::Expr* strip(const clang::Expr* e) {
+  while (true) {
+    if (auto* p = llvm::dyn_cast<clang::ParenExpr>(e)) e = p->getSubExpr();
+    else if (auto* c = llvm::dyn_cast<clang::ExprWithCleanups>(e)) e = c->getSubExpr();
+    else if (auto* m = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(e)) e = m->getSubExpr();
+    else if (auto* b = llvm::dyn_cast<clang::CXXBindTemporaryExpr>(e)) e = b->getSubExpr();
+    else if (auto* ce = llvm::dyn_cast<clang::ConstantExpr>(e)) e = ce->getSubExpr();
+    else if (auto* s = llvm::dyn_cast<clang::SubstNonTypeTemplateParmExpr>(e)) e = s->getReplacement();
+    else if (auto* o = llvm::dyn_cast<clang::OpaqueValueExpr>(e); o && o->getSourceExpr()) e = o->getSourceExpr();
+    else if (auto* ic = llvm::dyn_cast<clang::ImplicitCastExpr>(e); ic && ic->getCastKind() == clang::CK_NoOp) e = ic->getSubExpr();
+    else return e;
+  }
+}
+
+// Name of the record type of an expression (through pointers / references).
+std::string recordName(clang::QualType t) {
+  t = t.getNonReferenceType();
+  if (t->isPointerType()) t = t->getPointeeType();
+  if (auto* rd = t->getAsCXXRecordDecl()) return rd->getQualifiedNameAsString();
+  return t.getAsString();
+}
+
+unsigned tileSizeOf(clang::QualType t) {
+  t = t.getNonReferenceType();
+  if (auto* rd = t->getAsCXXRecordDecl())
+    if (auto* spec = llvm::dyn_cast<clang::ClassTemplateSpecializationDecl>(rd)) {
+      const auto& args = spec->getTemplateArgs();
+      if (args.size() > 0 && args[0].getKind() == clang::TemplateArgument::Integral)
+        return static_cast<unsigned>(args[0].getAsIntegral().getZExtValue());
+    }
+  return 32;
+}
+
+GroupKind groupKind(clang::QualType t) {
+  std::string n = recordName(t);
+  if (n.find("cooperative_groups") == std::string::npos) return GroupKind::None;
+  if (n.find("tile") != std::string::npos || n.find("coalesced") != std::string::npos) return GroupKind::Warp;
+  if (n.find("grid") != std::string::npos) return GroupKind::Grid;
+  return GroupKind::Block;
+}
+
+namespace {
+struct CallFinder : clang::RecursiveASTVisitor<CallFinder> {
+  bool found = false;
+  bool VisitCallExpr(clang::CallExpr* c) {
+    const clang::FunctionDecl* fd = c->getDirectCallee();
+    if (!fd) { found = true; return false; }
+    auto& sm = fd->getASTContext().getSourceManager();
+    auto loc = sm.getExpansionLoc(fd->getLocation());
+    if (loc.isValid() && !sm.isInSystemHeader(loc) && fd->getQualifiedNameAsString().find("cooperative_groups") == std::string::npos) {
+      found = true;
+      return false;
+    }
+    return true;
+  }
+};
+struct WorkFinder : clang::RecursiveASTVisitor<WorkFinder> {
+  bool found = false;
+  bool VisitCallExpr(clang::CallExpr*) { found = true; return false; }
+  bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr*) { found = true; return false; }
+  bool VisitForStmt(clang::ForStmt*) { found = true; return false; }
+  bool VisitWhileStmt(clang::WhileStmt*) { found = true; return false; }
+  bool VisitDoStmt(clang::DoStmt*) { found = true; return false; }
+  bool VisitUnaryOperator(clang::UnaryOperator* u) {
+    if (u->getOpcode() == clang::UO_Deref) { found = true; return false; }
+    return true;
+  }
+};
+}  // namespace
+
+bool containsCall(const clang::Stmt* s) {
+  if (!s) return false;
+  CallFinder f;
+  f.TraverseStmt(const_cast<clang::Stmt*>(s));
+  return f.found;
+}
+
+bool doesRealWork(const clang::Stmt* s) {
+  if (!s) return false;
+  if (auto* cs = llvm::dyn_cast<clang::CompoundStmt>(s); cs && cs->size() >= 3) return true;
+  WorkFinder f;
+  f.TraverseStmt(const_cast<clang::Stmt*>(s));
+  return f.found;
+}
+
+}  // namespace gpuopt

@@ -1,0 +1,29 @@
+// Small questions about the Clang AST that the kernel model asks: what lies under implicit nodes,
+// what a cooperative-groups type is, whether a statement does real work.
+#pragma once
+#include <clang/AST/Expr.h>
+#include <clang/AST/Type.h>
+
+#include <string>
+
+namespace gpuopt {
+
+// The expression under parentheses, cleanups, temporaries, constant wrappers, substituted template
+// parameters and no-op implicit casts.
+const clang::Expr* strip(const clang::Expr* e);
+// Name of the record type of an expression (through pointers / references).
+std::string recordName(clang::QualType t);
+// The tile size of a cooperative_groups::thread_block_tile<N> (32 when not a tile type).
+unsigned tileSizeOf(clang::QualType t);
+
+enum class GroupKind { None, Block, Warp, Grid };
+// What kind of cooperative group a type is.
+GroupKind groupKind(clang::QualType t);
+
+// Whether a statement calls one of the program's own functions (not intrinsics, cooperative-groups
+// accessors or library calls).
+bool containsCall(const clang::Stmt* s);
+// Whether a statement does "real work": memory access, call, loop, or several statements.
+bool doesRealWork(const clang::Stmt* s);
+
+}  // namespace gpuopt

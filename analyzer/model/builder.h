@@ -1,0 +1,128 @@
+// The kernel model's builder (private to analyzer/model): one walk of a kernel over every thread
+// of a block. Like Clang's Sema, one class whose methods live in several files by what they do:
+//   evaluator.cpp  expressions, lvalues, memory accesses (what each thread computes and touches)
+//   calls.cpp      calls: inlining __device__ functions, barriers, intrinsics, atomics, cooperative groups
+//   walker.cpp     statements and control flow: if/switch/loops/return/break, active masks, branches
+// The per-thread value domain it computes in is analyzer/model/value.h (LaneDomain).
+#pragma once
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Expr.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/Stmt.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analyzer/kernel_model.h"
+#include "analyzer/model/ast_util.h"
+#include "analyzer/model/value.h"
+
+namespace gpuopt::model_detail {
+
+// Representative values of uniform symbols and the walk's limits.
+constexpr int64_t kParamRep = int64_t(1) << 12;  // representative value of an integer parameter
+constexpr int64_t kBlockIdxRep = 2;
+constexpr int64_t kGridDimRep = 64;
+constexpr unsigned kMaxConcreteIters = 64;
+constexpr unsigned kSymbolicIters = 2;
+constexpr size_t kMaxSteps = 400000;
+constexpr int kMaxInlineDepth = 8;
+
+class Builder : public LaneDomain {
+ public:
+  Builder(KernelModel& m, clang::ASTContext& ctx);
+  // Walks the kernel's body, recording accesses, branches and barriers into the model.
+  void run(const clang::FunctionDecl* k);
+
+ private:
+  struct Frame {
+    const clang::FunctionDecl* fn = nullptr;
+    std::map<const clang::VarDecl*, Value> vars;
+    Mask returned;
+    Value ret;
+    bool hasRet = false;
+  };
+  struct LoopState {
+    Mask broken, continued;
+  };
+  struct LVal {
+    enum Kind { None, Var, Mem } kind = None;
+    const clang::VarDecl* var = nullptr;
+    Value ptr;
+    unsigned size = 0;
+    bool isVolatile = false;
+    const clang::Expr* expr = nullptr;
+  };
+
+  // ---- values (evaluator.cpp) ----
+  void normalize(Value& v, clang::QualType t) const;
+  // A pointer stored into a variable of another pointer type takes that type's pointee: `volatile
+  // int* vs = sdata;` reads and writes volatile (the qualifying conversion is a no-op cast that
+  // strip() looks through).
+  void retype(Value& v, clang::QualType t) const;
+  Value paramValue(const clang::ParmVarDecl* p);
+
+  // ---- steps (walker.cpp) ----
+  bool budget();
+  std::string context() const;
+
+  // ---- expressions (evaluator.cpp) ----
+  Value eval(const clang::Expr* e);
+  Value dataOf(Value v);
+  // threadIdx.x and friends (MSPropertyRefExpr inside a PseudoObjectExpr).
+  Value builtinVar(const clang::PseudoObjectExpr* po);
+  Value evalMemberOfValue(const clang::MemberExpr* me);
+  Value evalCast(const clang::CastExpr* ce);
+  Value decay(const LVal& lv);
+  Value arith(clang::BinaryOperatorKind op, const Value& a, const Value& b, clang::QualType type, const clang::Expr* lhsE, const clang::Expr* rhsE);
+  std::string text(const clang::Expr* e) const;
+  Value evalBinary(const clang::BinaryOperator* bo);
+  Value evalAssign(const clang::BinaryOperator* bo);
+  Value evalUnary(const clang::UnaryOperator* uo);
+  Value evalConditional(const clang::AbstractConditionalOperator* co);
+
+  // ---- lvalues and memory (evaluator.cpp) ----
+  LVal evalLValue(const clang::Expr* e);
+  Value readVar(const clang::VarDecl* vd);
+  void writeVar(const clang::VarDecl* vd, const Value& v);
+  void writeLVal(const LVal& lv, const Value& v);
+  Value readMem(const LVal& lv);
+  void recordAccess(const LVal& lv, bool read, bool write, bool atomic, const Value* stored);
+
+  // ---- calls, intrinsics, cooperative groups (calls.cpp) ----
+  void barrier(const clang::Expr* call, bool block, std::string name);
+  Value evalMemberCall(const clang::CXXMemberCallExpr* mce);
+  // A cooperative-groups method (member or static) on a group of kind `gk` and type `t`.
+  Value groupMethod(GroupKind gk, clang::QualType t, const std::string& name, const clang::Expr* call, unsigned knownSize = 0);
+  bool isSystem(const clang::Decl* d) const;
+  Value evalCall(const clang::CallExpr* ce);
+  Value inlineCall(const clang::FunctionDecl* def, const clang::CallExpr* ce, const clang::Expr* obj);
+
+  // ---- statements (walker.cpp) ----
+  void recordBranch(const clang::Stmt* s, const clang::Expr* cond, const Value& c, bool thenWork, bool elseWork, bool isLoop, const Mask* cont = nullptr);
+  void walk(const clang::Stmt* s);
+  void walkIf(const clang::IfStmt* is);
+  void walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clang::Stmt* body, const clang::Expr* inc, bool isDo);
+  void walkSwitch(const clang::SwitchStmt* ss);
+
+  // ---- state ----
+  KernelModel& m_;
+  clang::ASTContext& ctx_;
+  Mask alive_;  // threads that have not exited the kernel (active_ is the domain's)
+  std::vector<Frame> frames_;
+  std::vector<LoopState> loops_;
+  std::vector<std::string> ctxStack_;
+  std::vector<unsigned> warpEpoch_;
+  std::map<const clang::Expr*, int64_t> uniformLoads_;
+  std::vector<unsigned> guards_;  // lines of undecided conditions being walked
+  std::unordered_map<const clang::Expr*, std::optional<int64_t>> folded_;
+  const clang::VarDecl* loopVar_ = nullptr;
+  unsigned epoch_ = 0, seq_ = 0, loopDepth_ = 0;
+  int depth_ = 0;
+  size_t steps_ = 0;
+};
+
+}  // namespace gpuopt::model_detail

@@ -1,0 +1,237 @@
+// Calls in the kernel model: __device__ functions inlined with the caller's arguments, barriers,
+// warp intrinsics, atomics and cooperative groups (see builder.h).
+#include <clang/Basic/SourceManager.h>
+
+#include "analyzer/model/builder.h"
+
+#include <algorithm>
+
+namespace gpuopt::model_detail {
+
+void Builder::barrier(const clang::Expr* call, bool block, std::string name) {
+  if (!anyActive()) return;
+  Barrier b;
+  b.call = call;
+  b.blockLevel = block;
+  b.name = std::move(name);
+  b.active = active_;
+  b.alive = alive_;
+  b.seq = seq_++;
+  b.context = context();
+  m_.barriers_.push_back(std::move(b));
+  if (block) {
+    ++epoch_;
+  } else {
+    for (unsigned w = 0; w < warpEpoch_.size(); ++w)
+      for (unsigned t = w * 32; t < std::min(N_, (w + 1) * 32); ++t)
+        if (active_[t]) { ++warpEpoch_[w]; break; }
+  }
+}
+
+Value Builder::evalMemberCall(const clang::CXXMemberCallExpr* mce) {
+  const clang::Expr* obj = mce->getImplicitObjectArgument();
+  if (obj) obj = obj->IgnoreImpCasts();  // through derived-to-base casts: the group's own type
+  auto* md = mce->getMethodDecl();
+  std::string name = md ? md->getNameAsString() : "";
+  GroupKind gk = obj ? groupKind(obj->getType()) : GroupKind::None;
+  if (gk != GroupKind::None) {
+    Value self = eval(obj);
+    for (const auto* a : mce->arguments()) eval(a);
+    return groupMethod(gk, obj->getType(), name, mce, self.group);
+  }
+  if (md && md->hasBody() && !isSystem(md)) return inlineCall(md, mce, obj);
+  Value r = unknown();
+  if (obj) r.data = eval(obj).data;
+  for (const auto* a : mce->arguments()) r.data = eval(a).data || r.data;
+  return r;
+}
+
+// A cooperative-groups method (member or static) on a group of kind `gk` and type `t`.
+Value Builder::groupMethod(GroupKind gk, clang::QualType t, const std::string& name, const clang::Expr* call, unsigned knownSize) {
+  // The object's own size when the model followed it (a tile passed as a thread_group).
+  if (knownSize && gk != GroupKind::Grid) gk = knownSize >= N_ ? GroupKind::Block : GroupKind::Warp;
+  unsigned tile = gk == GroupKind::Warp ? (knownSize ? knownSize : tileSizeOf(t)) : 0;
+  if (name == "sync") {
+    barrier(call, gk != GroupKind::Warp, recordName(t) + "::sync()");
+    return unknown();
+  }
+  if (name.rfind("operator", 0) == 0) {  // conversion to another group type: the same threads
+    Value g = unknown();
+    g.group = gk == GroupKind::Warp ? tile : N_;
+    return g;
+  }
+  if (name == "thread_rank") {
+    Value v = constant(0);
+    for (unsigned th = 0; th < N_; ++th) v.v[th] = gk == GroupKind::Warp ? th % tile : th;
+    return v;
+  }
+  if (name == "size" || name == "num_threads")
+    return constant(gk == GroupKind::Warp ? tile : gk == GroupKind::Block ? N_ : kParamRep);
+  if (name == "meta_group_rank") {
+    Value v = constant(0);
+    for (unsigned th = 0; th < N_; ++th) v.v[th] = th / std::max(1u, tile);
+    return v;
+  }
+  if (name == "meta_group_size") return constant((N_ + tile - 1) / std::max(1u, tile));
+  if (name.rfind("shfl", 0) == 0 || name == "ballot" || name == "any" || name == "all" || name.rfind("match", 0) == 0) {
+    barrier(call, false, name);
+    return unknown();  // exchanged between lanes: not known, but not a memory load either
+  }
+  return unknown();
+}
+
+bool Builder::isSystem(const clang::Decl* d) const {
+  auto& sm = ctx_.getSourceManager();
+  auto loc = sm.getExpansionLoc(d->getLocation());
+  return loc.isInvalid() || sm.isInSystemHeader(loc);
+}
+
+Value Builder::evalCall(const clang::CallExpr* ce) {
+  const clang::FunctionDecl* fd = ce->getDirectCallee();
+  std::string name = fd ? fd->getNameAsString() : "";
+  std::string qname = fd ? fd->getQualifiedNameAsString() : "";
+  auto args = [&]() {
+    std::vector<Value> v;
+    for (const auto* a : ce->arguments()) v.push_back(eval(a));
+    return v;
+  };
+  if (name == "__syncthreads" || name == "__syncthreads_count" || name == "__syncthreads_and" ||
+      name == "__syncthreads_or" || name == "__barrier_sync" || name == "__barrier0") {
+    args();
+    barrier(ce, true, name + "()");
+    return name == "__syncthreads" ? unknown() : [&] { Value v = constant(1); v.symbolic = true; return v; }();
+  }
+  if (name == "__syncwarp") {
+    args();
+    barrier(ce, false, "__syncwarp()");
+    return unknown();
+  }
+  if (qname.find("cooperative_groups") != std::string::npos) {
+    // Static group methods (CUDA 13's thread_block_tile<N>::thread_rank() is static).
+    if (auto* md = llvm::dyn_cast<clang::CXXMethodDecl>(fd)) {
+      clang::QualType t = ctx_.getCanonicalTagType(md->getParent());
+      unsigned known = 0;
+      if (auto* me = llvm::dyn_cast<clang::MemberExpr>(ce->getCallee()->IgnoreParenImpCasts())) {
+        t = me->getBase()->IgnoreImpCasts()->getType();
+        known = eval(me->getBase()).group;
+      }
+      if (GroupKind gk = groupKind(t); gk != GroupKind::None) {
+        args();
+        return groupMethod(gk, t, name, ce, known);
+      }
+    }
+    if (name == "this_thread_block") {
+      args();
+      Value g = unknown();
+      g.group = N_;
+      return g;
+    }
+    if (name == "tiled_partition") {
+      auto v = args();
+      Value g = unknown();
+      if (v.size() == 2 && v[1].known && !varying(v[1])) g.group = static_cast<unsigned>(v[1].v[0]);
+      else g.group = tileSizeOf(ce->getType());
+      return g;
+    }
+    if (name == "sync" && ce->getNumArgs() == 1) {
+      Value self = eval(ce->getArg(0));
+      GroupKind gk = groupKind(ce->getArg(0)->getType());
+      if (self.group) gk = self.group >= N_ ? GroupKind::Block : GroupKind::Warp;
+      args();
+      barrier(ce, gk != GroupKind::Warp, "cooperative_groups::sync()");
+      return unknown();
+    }
+    if (name == "reduce" || name.rfind("inclusive_scan", 0) == 0 || name.rfind("exclusive_scan", 0) == 0) {
+      args();
+      barrier(ce, false, name);
+      return unknown();
+    }
+    args();
+    return unknown();
+  }
+  if (name.rfind("__", 0) == 0 && name.size() > 5 && name.compare(name.size() - 5, 5, "_sync") == 0) {
+    args();
+    barrier(ce, false, name + "()");
+    return unknown();
+  }
+  if (name.rfind("atomic", 0) == 0 && ce->getNumArgs() >= 1) {
+    Value p = eval(ce->getArg(0));
+    for (unsigned i = 1; i < ce->getNumArgs(); ++i) eval(ce->getArg(i));
+    if (p.isPtr) {
+      LVal lv;
+      lv.kind = LVal::Mem;
+      lv.ptr = p;
+      lv.expr = ce;
+      lv.size = static_cast<unsigned>(p.pointee);
+      recordAccess(lv, true, true, true, nullptr);
+    }
+    return unknown();  // an atomic's old value: not a plain load (warp-aggregated indices are coalesced)
+  }
+  if ((name.rfind("__ld", 0) == 0) && ce->getNumArgs() == 1) {
+    Value p = eval(ce->getArg(0));
+    if (!p.isPtr) return dataOf(unknown());
+    LVal lv;
+    lv.kind = LVal::Mem;
+    lv.ptr = p;
+    lv.expr = ce;
+    lv.size = static_cast<unsigned>(p.pointee);
+    return readMem(lv);
+  }
+  if ((name == "min" || name == "max" || name == "umin" || name == "umax" || name == "llmin" || name == "llmax") &&
+      ce->getNumArgs() == 2) {
+    auto v = args();
+    Value r = unknown();
+    mergeFlags(r, v[0], v[1]);
+    r.known = v[0].known && v[1].known;
+    if (r.known)
+      for (unsigned t = 0; t < N_; ++t)
+        r.v[t] = name.find("min") != std::string::npos ? std::min(v[0].v[t], v[1].v[t]) : std::max(v[0].v[t], v[1].v[t]);
+    return r;
+  }
+  if ((name == "__mul24" || name == "__umul24") && ce->getNumArgs() == 2) {
+    auto v = args();
+    return arith(clang::BO_Mul, v[0], v[1], ce->getType(), ce->getArg(0), ce->getArg(1));
+  }
+  if (fd) {
+    const clang::FunctionDecl* def = fd->getDefinition();
+    if (def && def->hasBody() && !isSystem(def)) return inlineCall(def, ce, nullptr);
+  }
+  auto v = args();
+  Value r = unknown();  // a library or undefined function: data only if its inputs are
+  for (const auto& a : v) r.data = r.data || a.data;
+  return r;
+}
+
+Value Builder::inlineCall(const clang::FunctionDecl* def, const clang::CallExpr* ce, const clang::Expr* obj) {
+  std::vector<Value> argv;
+  unsigned first = llvm::isa<clang::CXXOperatorCallExpr>(ce) && llvm::isa<clang::CXXMethodDecl>(def) ? 1 : 0;
+  for (unsigned i = first; i < ce->getNumArgs(); ++i) argv.push_back(eval(ce->getArg(i)));
+  if (obj) eval(obj);
+  if (depth_ >= kMaxInlineDepth || !def->getBody()) return dataOf(unknown());
+  for (const auto& f : frames_)
+    if (f.fn == def) return dataOf(unknown());  // recursion
+  Frame fr;
+  fr.fn = def;
+  fr.returned.assign(N_, 0);
+  fr.ret = unknown();
+  for (unsigned i = 0; i < def->getNumParams() && i < argv.size(); ++i) {
+    Value v = argv[i];
+    if (def->getParamDecl(i)->getType()->isPointerType() && v.isPtr) {
+      clang::QualType pt = def->getParamDecl(i)->getType()->getPointeeType();
+      if (!pt->isIncompleteType() && !pt->isVoidType()) v.pointee = ctx_.getTypeSizeInChars(pt).getQuantity();
+      v.ptrVolatile = v.ptrVolatile || pt.isVolatileQualified();
+    }
+    fr.vars[def->getParamDecl(i)] = v;
+  }
+  Mask entry = active_;
+  ++depth_;
+  frames_.push_back(std::move(fr));
+  walk(def->getBody());
+  Frame done = std::move(frames_.back());
+  frames_.pop_back();
+  --depth_;
+  // Threads that returned come back to the caller (those that exited the kernel do not).
+  for (unsigned t = 0; t < N_; ++t) active_[t] = entry[t] && alive_[t];
+  return done.hasRet ? done.ret : unknown();
+}
+}  // namespace gpuopt::model_detail

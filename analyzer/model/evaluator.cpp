@@ -1,0 +1,609 @@
+// Expressions, lvalues and memory accesses of the kernel model: what each thread computes and
+// which addresses it touches (see builder.h).
+#include <clang/AST/RecordLayout.h>
+#include <clang/Lex/Lexer.h>
+
+#include "analyzer/model/builder.h"
+
+#include <algorithm>
+
+namespace gpuopt::model_detail {
+
+void Builder::normalize(Value& v, clang::QualType t) const {
+  if (!v.known || v.isPtr) return;
+  t = t.getCanonicalType();
+  if (!t->isIntegralOrEnumerationType()) {
+    if (t->isRealFloatingType()) {
+      v.same = uniformish(v);
+      v.known = false;
+    }
+    return;
+  }
+  truncate(v, static_cast<unsigned>(ctx_.getTypeSize(t)), t->isSignedIntegerOrEnumerationType());
+}
+
+// A pointer stored into a variable of another pointer type takes that type's pointee: `volatile
+// int* vs = sdata;` reads and writes volatile (the qualifying conversion is a no-op cast that
+// strip() looks through).
+void Builder::retype(Value& v, clang::QualType t) const {
+  if (!v.isPtr || !t->isPointerType()) return;
+  clang::QualType pt = t->getPointeeType();
+  v.ptrVolatile = v.ptrVolatile || pt.isVolatileQualified();
+  if (!pt->isIncompleteType() && !pt->isVoidType()) v.pointee = ctx_.getTypeSizeInChars(pt).getQuantity();
+}
+
+Value Builder::paramValue(const clang::ParmVarDecl* p) {
+  clang::QualType t = p->getType();
+  if (t->isPointerType() || t->isArrayType()) {
+    Value v = constant(0);
+    v.isPtr = true;
+    v.base = p;
+    v.baseName = p->getNameAsString();
+    v.space = MemSpace::Global;
+    clang::QualType pt = t->isPointerType() ? t->getPointeeType() : clang::QualType(t->getArrayElementTypeNoTypeQual(), 0);
+    v.pointee = pt->isIncompleteType() || pt->isVoidType() ? 1 : ctx_.getTypeSizeInChars(pt).getQuantity();
+    v.ptrVolatile = pt.isVolatileQualified();
+    return v;
+  }
+  if (t->isIntegralOrEnumerationType()) {
+    Value v = constant(kParamRep);
+    v.symbolic = true;
+    v.param = true;
+    return v;
+  }
+  return unknown();
+}
+
+Value Builder::eval(const clang::Expr* e) {
+  if (!e) return unknown();
+  e = strip(e);
+  if (!budget()) return unknown();
+  clang::QualType type = e->getType();
+  // Constants: literals, constexpr, #define, enumerators, sizeof, template arguments.
+  if (type->isIntegralOrEnumerationType()) {
+    // Constant folding is asked once per expression (loops evaluate the same ones many times).
+    auto [it, fresh] = folded_.try_emplace(e);
+    if (fresh && !e->isValueDependent() && !e->HasSideEffects(ctx_)) {
+      clang::Expr::EvalResult r;
+      if (e->EvaluateAsInt(r, ctx_)) it->second = r.Val.getInt().getExtValue();
+    }
+    if (it->second) return constant(*it->second);
+  }
+  if (auto* po = llvm::dyn_cast<clang::PseudoObjectExpr>(e)) return builtinVar(po);
+  if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+    if (dre->getDecl()->getName() == "warpSize") return constant(32);
+    LVal lv = evalLValue(e);
+    if (lv.kind == LVal::Var) return readVar(lv.var);
+    if (lv.kind == LVal::Mem) return readMem(lv);
+    return unknown();
+  }
+  if (auto* ice = llvm::dyn_cast<clang::CastExpr>(e)) return evalCast(ice);
+  if (auto* bo = llvm::dyn_cast<clang::BinaryOperator>(e)) return evalBinary(bo);
+  if (auto* uo = llvm::dyn_cast<clang::UnaryOperator>(e)) return evalUnary(uo);
+  if (auto* co = llvm::dyn_cast<clang::AbstractConditionalOperator>(e)) return evalConditional(co);
+  if (auto* mce = llvm::dyn_cast<clang::CXXMemberCallExpr>(e)) return evalMemberCall(mce);
+  // A kernel launched from device code starts a grid of its own: it is analysed as a kernel
+  // with its own launch shape, not inlined into this one.
+  if (auto* kc = llvm::dyn_cast<clang::CUDAKernelCallExpr>(e)) {
+    for (const auto* a : kc->arguments()) eval(a);
+    return unknown();
+  }
+  if (auto* oce = llvm::dyn_cast<clang::CXXOperatorCallExpr>(e)) {
+    Value r = unknown();
+    for (const auto* a : oce->arguments()) r.data = eval(a).data || r.data;
+    return r;
+  }
+  if (auto* ce = llvm::dyn_cast<clang::CallExpr>(e)) return evalCall(ce);
+  if (llvm::isa<clang::ArraySubscriptExpr>(e) || llvm::isa<clang::MemberExpr>(e)) {
+    LVal lv = evalLValue(e);
+    if (lv.kind == LVal::Var) return readVar(lv.var);
+    if (lv.kind == LVal::Mem) {
+      if (e->getType()->isArrayType()) return decay(lv);
+      return readMem(lv);
+    }
+    if (auto* me = llvm::dyn_cast<clang::MemberExpr>(e)) return evalMemberOfValue(me);
+    return unknown();
+  }
+  if (auto* cce = llvm::dyn_cast<clang::CXXConstructExpr>(e)) {
+    std::vector<Value> args;
+    for (const auto* a : cce->arguments()) args.push_back(eval(a));
+    if (args.size() == 1 && args[0].group) return args[0];  // a group copied or converted
+    return unknown();
+  }
+  if (auto* ile = llvm::dyn_cast<clang::InitListExpr>(e)) {
+    for (const auto* a : ile->inits()) eval(a);
+    return unknown();
+  }
+  return unknown();
+}
+
+Value Builder::dataOf(Value v) {
+  v.known = false;
+  v.data = true;
+  return v;
+}
+
+// threadIdx.x and friends (MSPropertyRefExpr inside a PseudoObjectExpr).
+Value Builder::builtinVar(const clang::PseudoObjectExpr* po) {
+  auto* syn = llvm::dyn_cast<clang::MSPropertyRefExpr>(strip(po->getSyntacticForm()));
+  if (!syn) return unknown();
+  auto* base = llvm::dyn_cast<clang::DeclRefExpr>(strip(syn->getBaseExpr()));
+  if (!base) return unknown();
+  std::string var = base->getDecl()->getNameAsString();
+  std::string prop = syn->getPropertyDecl()->getNameAsString();
+  int axis = prop == "x" ? 0 : prop == "y" ? 1 : prop == "z" ? 2 : -1;
+  if (axis < 0) return unknown();
+  if (var == "threadIdx") {
+    Value v = constant(0);
+    for (unsigned t = 0; t < N_; ++t) v.v[t] = axis == 0 ? m_.tx(t) : axis == 1 ? m_.ty(t) : m_.tz(t);
+    return v;
+  }
+  if (var == "blockDim") return constant(axis == 0 ? m_.bx_ : axis == 1 ? m_.by_ : m_.bz_);
+  if (var == "blockIdx") { Value v = constant(kBlockIdxRep); v.symbolic = true; return v; }
+  if (var == "gridDim") { Value v = constant(kGridDimRep); v.symbolic = true; return v; }
+  return unknown();
+}
+
+Value Builder::evalMemberOfValue(const clang::MemberExpr* me) {
+  // block.thread_index().x, dim3 members of group calls.
+  auto* base = strip(me->getBase());
+  if (auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(base)) {
+    std::string name = call->getMethodDecl() ? call->getMethodDecl()->getNameAsString() : "";
+    std::string f = me->getMemberDecl()->getNameAsString();
+    int axis = f == "x" ? 0 : f == "y" ? 1 : f == "z" ? 2 : -1;
+    if (axis >= 0 && groupKind(call->getImplicitObjectArgument()->IgnoreImpCasts()->getType()) != GroupKind::None) {
+      if (name == "thread_index") {
+        Value v = constant(0);
+        for (unsigned t = 0; t < N_; ++t) v.v[t] = axis == 0 ? m_.tx(t) : axis == 1 ? m_.ty(t) : m_.tz(t);
+        return v;
+      }
+      if (name == "group_dim" || name == "dim_threads") return constant(axis == 0 ? m_.bx_ : axis == 1 ? m_.by_ : m_.bz_);
+      if (name == "group_index") { Value v = constant(kBlockIdxRep); v.symbolic = true; return v; }
+    }
+  }
+  eval(base);
+  return unknown();
+}
+
+Value Builder::evalCast(const clang::CastExpr* ce) {
+  using CK = clang::CastKind;
+  const clang::Expr* sub = ce->getSubExpr();
+  switch (ce->getCastKind()) {
+    case CK::CK_LValueToRValue: {
+      // `c ? x : y` as an lvalue read: the value of the arm each thread takes.
+      if (llvm::isa<clang::AbstractConditionalOperator>(strip(sub))) return eval(sub);
+      LVal lv = evalLValue(sub);
+      if (lv.kind == LVal::Var) return readVar(lv.var);
+      if (lv.kind == LVal::Mem) return readMem(lv);
+      return unknown();
+    }
+    case CK::CK_ArrayToPointerDecay: {
+      LVal lv = evalLValue(sub);
+      if (lv.kind == LVal::Mem) return decay(lv);
+      return unknown();
+    }
+    case CK::CK_IntegralCast:
+    case CK::CK_IntegralToBoolean:
+    case CK::CK_BooleanToSignedIntegral: {
+      Value v = eval(sub);
+      if (ce->getCastKind() == CK::CK_IntegralToBoolean && v.known)
+        for (auto& x : v.v) x = x != 0;
+      normalize(v, ce->getType());
+      return v;
+    }
+    case CK::CK_BitCast:
+    case CK::CK_NoOp:
+    case CK::CK_UncheckedDerivedToBase:
+    case CK::CK_DerivedToBase: {
+      Value v = eval(sub);
+      if (v.isPtr && ce->getType()->isPointerType()) {
+        clang::QualType pt = ce->getType()->getPointeeType();
+        if (!pt->isIncompleteType() && !pt->isVoidType()) v.pointee = ctx_.getTypeSizeInChars(pt).getQuantity();
+        v.ptrVolatile = v.ptrVolatile || pt.isVolatileQualified();
+      }
+      return v;
+    }
+    case CK::CK_IntegralToFloating:
+    case CK::CK_FloatingToIntegral:
+    case CK::CK_FloatingCast:
+    case CK::CK_FloatingToBoolean: {
+      Value v = eval(sub);
+      v.same = uniformish(v);
+      v.known = false;
+      return v;
+    }
+    case CK::CK_NullToPointer:
+    case CK::CK_IntegralToPointer:
+      eval(sub);
+      return unknown();
+    default: {
+      Value v = eval(sub);
+      if (!ce->getType()->isIntegralOrEnumerationType() && !ce->getType()->isPointerType()) v.known = false;
+      return v;
+    }
+  }
+}
+
+Value Builder::decay(const LVal& lv) {
+  Value p = lv.ptr;
+  clang::QualType t = lv.expr ? lv.expr->getType() : clang::QualType();
+  if (!t.isNull() && t->isArrayType()) {
+    clang::QualType el(t->getArrayElementTypeNoTypeQual(), 0);
+    if (auto* at = ctx_.getAsArrayType(t)) el = at->getElementType();
+    p.pointee = el->isIncompleteType() ? 1 : ctx_.getTypeSizeInChars(el).getQuantity();
+  }
+  return p;
+}
+
+Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& b, clang::QualType type, const clang::Expr* lhsE, const clang::Expr* rhsE) {
+  using BO = clang::BinaryOperatorKind;
+  // Pointer arithmetic.
+  if ((op == BO::BO_Add || op == BO::BO_Sub) && (a.isPtr || b.isPtr)) {
+    if (a.isPtr && b.isPtr) {  // difference
+      Value r = unknown();
+      if (a.known && b.known && a.pointee) {
+        r.known = true;
+        for (unsigned t = 0; t < N_; ++t) r.v[t] = (a.v[t] - b.v[t]) / static_cast<int64_t>(a.pointee);
+      }
+      return r;
+    }
+    const Value& p = a.isPtr ? a : b;
+    const Value& i = a.isPtr ? b : a;
+    Value r = p;
+    mergeFlags(r, p, i);
+    r.known = p.known && i.known;
+    if (r.known)
+      for (unsigned t = 0; t < N_; ++t)
+        r.v[t] = p.v[t] + (op == BO::BO_Sub ? -1 : 1) * i.v[t] * static_cast<int64_t>(p.pointee);
+    if (varying(i) && !i.strideSym.empty()) r.strideSym = i.strideSym;
+    return r;
+  }
+  Value r = unknown();
+  mergeFlags(r, a, b);
+  r.known = a.known && b.known;
+  r.same = uniformish(a) && uniformish(b);
+  if (op == BO::BO_Mul) {
+    // A thread-varying term scaled by a uniform symbol: remember the symbol's text.
+    if (a.known && b.known) {
+      if (varying(a) && b.symbolic && !varying(b)) r.strideSym = text(rhsE);
+      else if (varying(b) && a.symbolic && !varying(a)) r.strideSym = text(lhsE);
+    }
+  }
+  if (!r.known) {
+    if (op == BO::BO_Mul && ((a.known && !varying(a) && a.v[0] == 0) || (b.known && !varying(b) && b.v[0] == 0))) return constant(0);
+    return r;
+  }
+  bool compareUnsigned = lhsE && lhsE->getType()->isUnsignedIntegerOrEnumerationType();
+  if (!apply(op, a, b, type->isUnsignedIntegerOrEnumerationType(), compareUnsigned, r)) return r;
+  if (clang::BinaryOperator::isComparisonOp(op) || clang::BinaryOperator::isLogicalOp(op)) r.strideSym.clear();
+  else normalize(r, type);
+  return r;
+}
+
+std::string Builder::text(const clang::Expr* e) const {
+  if (!e) return {};
+  auto& sm = ctx_.getSourceManager();
+  auto range = clang::CharSourceRange::getTokenRange(sm.getExpansionRange(e->getSourceRange()).getAsRange());
+  std::string s = clang::Lexer::getSourceText(range, sm, ctx_.getLangOpts()).str();
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+
+Value Builder::evalBinary(const clang::BinaryOperator* bo) {
+  using BO = clang::BinaryOperatorKind;
+  auto op = bo->getOpcode();
+  if (op == BO::BO_Comma) {
+    eval(bo->getLHS());
+    return eval(bo->getRHS());
+  }
+  if (op == BO::BO_LAnd || op == BO::BO_LOr) {
+    Value a = eval(bo->getLHS());
+    Mask saved = active_;
+    if (a.known)
+      for (unsigned t = 0; t < N_; ++t)
+        if (active_[t] && ((a.v[t] != 0) == (op == BO::BO_LOr))) active_[t] = 0;
+    Value b = anyActive() ? eval(bo->getRHS()) : constant(0);
+    active_ = saved;
+    Value r = unknown();
+    mergeFlags(r, a, b);
+    r.strideSym.clear();
+    if (a.known) {
+      r.known = true;
+      for (unsigned t = 0; t < N_; ++t) {
+        bool x = a.v[t] != 0;
+        if (op == BO::BO_LAnd) r.v[t] = x ? (b.known ? b.v[t] != 0 : 0) : 0;
+        else r.v[t] = x ? 1 : (b.known ? b.v[t] != 0 : 0);
+      }
+      // Threads whose result depends on an unknown right-hand side.
+      if (!b.known)
+        for (unsigned t = 0; t < N_; ++t)
+          if (active_[t] && ((a.v[t] != 0) == (op == BO::BO_LAnd))) { r.known = false; break; }
+    }
+    return r;
+  }
+  if (bo->isAssignmentOp()) return evalAssign(bo);
+  Value a = eval(bo->getLHS());
+  Value b = eval(bo->getRHS());
+  return arith(op, a, b, bo->getType(), bo->getLHS(), bo->getRHS());
+}
+
+Value Builder::evalAssign(const clang::BinaryOperator* bo) {
+  using BO = clang::BinaryOperatorKind;
+  auto op = bo->getOpcode();
+  Value rhs = eval(bo->getRHS());
+  LVal lv = evalLValue(bo->getLHS());
+  Value result = rhs;
+  if (op != BO::BO_Assign) {
+    Value cur = lv.kind == LVal::Var ? readVar(lv.var) : lv.kind == LVal::Mem ? readMem(lv) : unknown();
+    auto cop = static_cast<const clang::CompoundAssignOperator*>(bo);
+    result = arith(clang::BinaryOperator::getOpForCompoundAssignment(op), cur, rhs,
+                   cop->getComputationResultType(), bo->getLHS(), bo->getRHS());
+  }
+  normalize(result, bo->getLHS()->getType());
+  retype(result, bo->getLHS()->getType());
+  writeLVal(lv, result);
+  return result;
+}
+
+Value Builder::evalUnary(const clang::UnaryOperator* uo) {
+  using UO = clang::UnaryOperatorKind;
+  switch (uo->getOpcode()) {
+    case UO::UO_Deref: {
+      LVal lv = evalLValue(uo);
+      return lv.kind == LVal::Mem ? readMem(lv) : unknown();
+    }
+    case UO::UO_AddrOf: {
+      LVal lv = evalLValue(uo->getSubExpr());
+      if (lv.kind == LVal::Mem) {
+        Value p = lv.ptr;
+        p.pointee = lv.size;
+        return p;
+      }
+      return unknown();
+    }
+    case UO::UO_PreInc: case UO::UO_PreDec: case UO::UO_PostInc: case UO::UO_PostDec: {
+      LVal lv = evalLValue(uo->getSubExpr());
+      Value cur = lv.kind == LVal::Var ? readVar(lv.var) : lv.kind == LVal::Mem ? readMem(lv) : unknown();
+      Value one = constant(1);
+      Value nv = arith(uo->isIncrementOp() ? clang::BO_Add : clang::BO_Sub, cur, one,
+                       uo->getSubExpr()->getType(), nullptr, nullptr);
+      writeLVal(lv, nv);
+      return uo->isPrefix() ? nv : cur;
+    }
+    default: break;
+  }
+  Value a = eval(uo->getSubExpr());
+  if (!a.known) return a;
+  Value r = a;
+  r.isPtr = false;
+  for (auto& x : r.v) {
+    switch (uo->getOpcode()) {
+      case UO::UO_Minus: x = -x; break;
+      case UO::UO_Not: x = ~x; break;
+      case UO::UO_LNot: x = !x; break;
+      case UO::UO_Plus: break;
+      default: r.known = false; break;
+    }
+  }
+  if (uo->getOpcode() == UO::UO_LNot) r.strideSym.clear();
+  normalize(r, uo->getType());
+  return r;
+}
+
+Value Builder::evalConditional(const clang::AbstractConditionalOperator* co) {
+  Value c = eval(co->getCond());
+  // Arms of ?: that only load or compute are predicated by the compiler: only calls count as work.
+  recordBranch(co, co->getCond(), c, containsCall(co->getTrueExpr()), containsCall(co->getFalseExpr()), false);
+  Mask saved = active_;
+  Mask tm = saved, fm = saved;
+  if (c.known)
+    for (unsigned t = 0; t < N_; ++t) {
+      tm[t] = saved[t] && c.v[t] != 0;
+      fm[t] = saved[t] && c.v[t] == 0;
+    }
+  active_ = tm;
+  Value a = std::find(tm.begin(), tm.end(), 1) != tm.end() ? eval(co->getTrueExpr()) : unknown();
+  active_ = fm;
+  Value b = std::find(fm.begin(), fm.end(), 1) != fm.end() ? eval(co->getFalseExpr()) : unknown();
+  active_ = saved;
+  Value r = a.isPtr ? a : b.isPtr ? b : unknown();
+  mergeFlags(r, a, b);
+  r.data = r.data || c.data;
+  r.symbolic = r.symbolic || c.symbolic;
+  r.param = r.param || c.param;
+  r.known = c.known && (a.known || std::find(tm.begin(), tm.end(), 1) == tm.end()) &&
+            (b.known || std::find(fm.begin(), fm.end(), 1) == fm.end());
+  for (unsigned t = 0; t < N_; ++t) r.v[t] = (c.known && c.v[t]) ? a.v[t] : b.v[t];
+  return r;
+}
+
+Builder::LVal Builder::evalLValue(const clang::Expr* e) {
+  e = strip(e);
+  LVal lv;
+  lv.expr = e;
+  lv.isVolatile = e->getType().isVolatileQualified();
+  if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+    auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl());
+    if (!vd) return lv;
+    MemSpace sp = MemSpace::Unknown;
+    if (vd->hasAttr<clang::CUDASharedAttr>()) sp = MemSpace::Shared;
+    else if (vd->hasAttr<clang::CUDAConstantAttr>()) sp = MemSpace::Constant;
+    else if (vd->hasAttr<clang::CUDADeviceAttr>() && vd->hasGlobalStorage()) sp = MemSpace::Global;
+    else if (vd->getType()->isArrayType() && vd->isLocalVarDecl()) sp = MemSpace::Local;
+    if (sp != MemSpace::Unknown) {
+      lv.kind = LVal::Mem;
+      lv.ptr = constant(0);
+      lv.ptr.isPtr = true;
+      lv.ptr.base = vd;
+      lv.ptr.baseName = vd->getNameAsString();
+      lv.ptr.space = sp;
+      lv.size = vd->getType()->isIncompleteType() ? 0 : ctx_.getTypeSizeInChars(vd->getType()).getQuantity();
+      lv.ptr.pointee = lv.size;
+      return lv;
+    }
+    if (vd->getType()->isReferenceType()) return lv;  // references: not followed
+    lv.kind = LVal::Var;
+    lv.var = vd;
+    return lv;
+  }
+  if (auto* ase = llvm::dyn_cast<clang::ArraySubscriptExpr>(e)) {
+    Value base = eval(ase->getBase());
+    Value idx = eval(ase->getIdx());
+    if (!base.isPtr) return lv;
+    unsigned sz = e->getType()->isIncompleteType() ? 1 : ctx_.getTypeSizeInChars(e->getType()).getQuantity();
+    lv.kind = LVal::Mem;
+    lv.ptr = base;
+    mergeFlags(lv.ptr, base, idx);
+    lv.ptr.known = base.known && idx.known;
+    if (lv.ptr.known)
+      for (unsigned t = 0; t < N_; ++t) lv.ptr.v[t] = base.v[t] + idx.v[t] * static_cast<int64_t>(sz);
+    if (varying(idx) && !idx.strideSym.empty()) lv.ptr.strideSym = idx.strideSym;
+    lv.size = sz;
+    lv.isVolatile = lv.isVolatile || base.ptrVolatile;
+    // Index past a constant array bound: a real bug, or a wrong block-shape assumption.
+    if (idx.known && m_.outOfBounds_.empty())
+      if (auto* ice = llvm::dyn_cast<clang::ImplicitCastExpr>(ase->getBase()->IgnoreParens());
+          ice && ice->getCastKind() == clang::CK_ArrayToPointerDecay)
+        if (auto* cat = ctx_.getAsConstantArrayType(ice->getSubExpr()->getType())) {
+          int64_t bound = static_cast<int64_t>(cat->getSize().getZExtValue());
+          for (unsigned t = 0; t < N_; ++t)
+            if (active_[t] && (idx.v[t] < 0 || idx.v[t] >= bound)) {
+              m_.outOfBounds_ = base.baseName.empty() ? "an array" : base.baseName;
+              break;
+            }
+        }
+    return lv;
+  }
+  if (auto* uo = llvm::dyn_cast<clang::UnaryOperator>(e)) {
+    if (uo->getOpcode() == clang::UO_Deref) {
+      Value p = eval(uo->getSubExpr());
+      if (!p.isPtr) return lv;
+      lv.kind = LVal::Mem;
+      lv.ptr = p;
+      lv.size = e->getType()->isIncompleteType() ? 1 : ctx_.getTypeSizeInChars(e->getType()).getQuantity();
+      lv.isVolatile = lv.isVolatile || p.ptrVolatile;
+      return lv;
+    }
+    if (uo->isIncrementDecrementOp()) {
+      evalUnary(uo);
+      return evalLValue(uo->getSubExpr());
+    }
+    return lv;
+  }
+  if (auto* me = llvm::dyn_cast<clang::MemberExpr>(e)) {
+    auto* fd = llvm::dyn_cast<clang::FieldDecl>(me->getMemberDecl());
+    if (!fd) return lv;
+    LVal base;
+    if (me->isArrow()) {
+      Value p = eval(me->getBase());
+      if (!p.isPtr) return lv;
+      base.kind = LVal::Mem;
+      base.ptr = p;
+    } else {
+      base = evalLValue(me->getBase());
+    }
+    if (base.kind != LVal::Mem) return lv;
+    const auto& layout = ctx_.getASTRecordLayout(fd->getParent());
+    int64_t off = layout.getFieldOffset(fd->getFieldIndex()) / 8;
+    lv.kind = LVal::Mem;
+    lv.ptr = base.ptr;
+    if (lv.ptr.known)
+      for (auto& x : lv.ptr.v) x += off;
+    lv.size = fd->getType()->isIncompleteType() ? 1 : ctx_.getTypeSizeInChars(fd->getType()).getQuantity();
+    lv.isVolatile = lv.isVolatile || base.isVolatile || base.ptr.ptrVolatile;
+    return lv;
+  }
+  if (auto* bo = llvm::dyn_cast<clang::BinaryOperator>(e)) {
+    if (bo->isAssignmentOp()) {
+      evalAssign(bo);
+      return evalLValue(bo->getLHS());
+    }
+  }
+  if (auto* ice = llvm::dyn_cast<clang::ImplicitCastExpr>(e)) return evalLValue(ice->getSubExpr());
+  eval(e);
+  return lv;
+}
+
+Value Builder::readVar(const clang::VarDecl* vd) {
+  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
+    auto f = it->vars.find(vd);
+    if (f != it->vars.end()) return f->second;
+  }
+  // A const variable with a constant initializer (file scope or not yet seen).
+  if (vd->getType().isConstQualified() && vd->hasInit() && !vd->getInit()->isValueDependent()) {
+    clang::Expr::EvalResult r;
+    if (vd->getInit()->EvaluateAsInt(r, ctx_)) return constant(r.Val.getInt().getExtValue());
+  }
+  return unknown();
+}
+
+void Builder::writeVar(const clang::VarDecl* vd, const Value& v) {
+  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
+    auto f = it->vars.find(vd);
+    if (f != it->vars.end()) {
+      assignMasked(f->second, v);
+      return;
+    }
+  }
+  Value nv = unknown();
+  assignMasked(nv, v);
+  frames_.back().vars[vd] = nv;
+}
+
+void Builder::writeLVal(const LVal& lv, const Value& v) {
+  if (lv.kind == LVal::Var) writeVar(lv.var, v);
+  else if (lv.kind == LVal::Mem) recordAccess(lv, false, true, false, &v);
+}
+
+Value Builder::readMem(const LVal& lv) {
+  recordAccess(lv, true, false, false, nullptr);
+  if (lv.ptr.space == MemSpace::Local || lv.ptr.space == MemSpace::Unknown) return unknown();
+  // Same address for every active thread: a uniform value (a representative symbol).
+  if (lv.ptr.known && !varying(lv.ptr) && !lv.ptr.data) {
+    auto key = lv.expr;
+    auto it = uniformLoads_.find(key);
+    int64_t rep = it != uniformLoads_.end() ? it->second : (uniformLoads_[key] = 1024 * static_cast<int64_t>(uniformLoads_.size() + 1));
+    Value r = constant(rep);
+    r.symbolic = true;
+    r.param = true;
+    r.same = true;
+    return r;
+  }
+  Value r = unknown();
+  r.data = true;
+  return r;
+}
+
+void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, const Value* stored) {
+  if (!anyActive()) return;
+  if (lv.ptr.space == MemSpace::Local) return;
+  Access a;
+  a.expr = lv.expr;
+  a.base = lv.ptr.base;
+  a.baseName = lv.ptr.baseName;
+  a.space = lv.ptr.space;
+  a.isRead = read;
+  a.isWrite = write;
+  a.isAtomic = atomic;
+  a.isVolatile = lv.isVolatile;
+  a.elemSize = lv.size;
+  a.mask = active_;
+  a.addr = lv.ptr.v;
+  a.known = lv.ptr.known;
+  a.data = lv.ptr.data;
+  a.symbolic = lv.ptr.symbolic;
+  a.strideSym = lv.ptr.strideSym;
+  if (stored && stored->known) {
+    a.stored = stored->v;
+    a.storedKnown = true;
+  }
+  if (stored) a.storedSame = uniformish(*stored);
+  a.epoch = epoch_;
+  a.warpEpoch = warpEpoch_;
+  a.seq = seq_++;
+  a.context = context();
+  a.function = frames_.back().fn;
+  a.guards = guards_;
+  m_.accesses_.push_back(std::move(a));
+}
+}  // namespace gpuopt::model_detail

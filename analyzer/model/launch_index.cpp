@@ -1,0 +1,226 @@
+#include "analyzer/model/launch_index.h"
+
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/SourceManager.h>
+#include <fmt/format.h>
+
+#include "analyzer/model/ast_util.h"
+
+namespace gpuopt {
+
+namespace {
+// Whether a local variable is assigned after its initialisation anywhere in its function
+// (`threads = 128;` before a second launch): then its initialiser is not the launch's value.
+bool reassigned(const clang::VarDecl* vd) {
+  auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(vd->getDeclContext());
+  if (!fn || !fn->getBody()) return false;
+  struct Finder : clang::RecursiveASTVisitor<Finder> {
+    const clang::VarDecl* v;
+    bool found = false;
+    bool refers(const clang::Expr* e) const {
+      auto* d = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+      return d && d->getDecl() == v;
+    }
+    bool VisitBinaryOperator(clang::BinaryOperator* b) {
+      if (b->isAssignmentOp() && refers(b->getLHS())) found = true;
+      return !found;
+    }
+    bool VisitUnaryOperator(clang::UnaryOperator* u) {
+      if (u->isIncrementDecrementOp() && refers(u->getSubExpr())) found = true;
+      return !found;
+    }
+  } f;
+  f.v = vd;
+  f.TraverseStmt(fn->getBody());
+  return f.found;
+}
+
+// The kernel a function reference names: `k`, `&k`, `(void*)k`, `k<T>`.
+const clang::FunctionDecl* kernelOf(const clang::Expr* e) {
+  while (e) {
+    e = e->IgnoreParenImpCasts();
+    if (auto* c = llvm::dyn_cast<clang::ExplicitCastExpr>(e)) { e = c->getSubExpr(); continue; }
+    if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf) { e = u->getSubExpr(); continue; }
+    break;
+  }
+  if (auto* dre = llvm::dyn_cast_or_null<clang::DeclRefExpr>(e))
+    if (auto* fd = llvm::dyn_cast<clang::FunctionDecl>(dre->getDecl()); fd && fd->hasAttr<clang::CUDAGlobalAttr>()) return fd;
+  return nullptr;
+}
+
+// A kernel's entry in one of the index's maps: by its declaration, its template pattern, or its
+// primary template.
+template <class Map>
+const typename Map::mapped_type* lookupKernel(const Map& map, const clang::FunctionDecl* k) {
+  for (const clang::FunctionDecl* f : std::initializer_list<const clang::FunctionDecl*>{k->getCanonicalDecl(), k->getTemplateInstantiationPattern()}) {
+    if (!f) continue;
+    auto it = map.find(f->getCanonicalDecl());
+    if (it != map.end()) return &it->second;
+  }
+  if (auto* prim = k->getPrimaryTemplate()) {
+    auto it = map.find(prim->getTemplatedDecl()->getCanonicalDecl());
+    if (it != map.end()) return &it->second;
+  }
+  return nullptr;
+}
+}  // namespace
+
+// Reads a block-shape expression: an integer, a dim3(...) temporary or a dim3 variable.
+bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[3]) {
+  dims[0] = 0, dims[1] = 1, dims[2] = 1;
+  e = strip(e);
+  clang::Expr::EvalResult r;
+  auto evalInt = [&](const clang::Expr* x, unsigned& out) {
+    x = strip(x);
+    if (x->isValueDependent()) return false;
+    if (x->EvaluateAsInt(r, ctx)) { out = static_cast<unsigned>(r.Val.getInt().getExtValue()); return true; }
+    // A local variable with a constant initializer that is never reassigned (common `int threads = 256;`).
+    x = x->IgnoreImpCasts();
+    if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(x))
+      if (auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl()))
+        if (vd->hasInit() && !vd->getInit()->isValueDependent() && !reassigned(vd) && vd->getInit()->EvaluateAsInt(r, ctx)) {
+          out = static_cast<unsigned>(r.Val.getInt().getExtValue());
+          return true;
+        }
+    return false;
+  };
+  auto fromConstruct = [&](const clang::CXXConstructExpr* c) {
+    unsigned n = 0;
+    for (const auto* a : c->arguments()) {
+      if (llvm::isa<clang::CXXDefaultArgExpr>(a)) break;
+      if (n < 3 && !evalInt(a, dims[n])) return false;
+      ++n;
+    }
+    return n > 0 && dims[0] > 0;
+  };
+  for (int depth = 0; depth < 4; ++depth) {
+    e = strip(e);
+    if (e->isInstantiationDependent() || e->getType().isNull()) return false;
+    if (auto* c = llvm::dyn_cast<clang::CXXConstructExpr>(e)) {
+      if (c->getNumArgs() == 1 && !llvm::isa<clang::CXXDefaultArgExpr>(c->getArg(0))) {
+        const clang::Expr* a = strip(c->getArg(0));
+        if (a->getType()->isIntegralOrEnumerationType()) return evalInt(a, dims[0]);
+        e = a;
+        continue;
+      }
+      return fromConstruct(c);
+    }
+    if (auto* ice = llvm::dyn_cast<clang::ImplicitCastExpr>(e)) { e = ice->getSubExpr(); continue; }
+    if (auto* fce = llvm::dyn_cast<clang::CXXFunctionalCastExpr>(e)) { e = fce->getSubExpr(); continue; }
+    if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+      auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl());
+      if (!vd || !vd->hasInit()) return false;
+      if (vd->getType()->isIntegralOrEnumerationType()) return evalInt(e, dims[0]);
+      // `dim3 block; block.x = 16; block.y = 16;`: the members set one by one in its function.
+      if (auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(vd->getDeclContext()); fn && fn->getBody()) {
+        struct Members : clang::RecursiveASTVisitor<Members> {
+          const clang::VarDecl* v;
+          std::vector<std::pair<int, const clang::Expr*>> sets;
+          bool VisitBinaryOperator(clang::BinaryOperator* b) {
+            if (b->getOpcode() != clang::BO_Assign) return true;
+            auto* me = llvm::dyn_cast<clang::MemberExpr>(b->getLHS()->IgnoreParenImpCasts());
+            auto* base = me ? llvm::dyn_cast<clang::DeclRefExpr>(me->getBase()->IgnoreParenImpCasts()) : nullptr;
+            if (!base || base->getDecl() != v) return true;
+            std::string f = me->getMemberDecl()->getNameAsString();
+            int axis = f == "x" ? 0 : f == "y" ? 1 : f == "z" ? 2 : -1;
+            if (axis >= 0) sets.push_back({axis, b->getRHS()});
+            return true;
+          }
+        } mem;
+        mem.v = vd;
+        mem.TraverseStmt(fn->getBody());
+        if (!mem.sets.empty()) {
+          if (!readBlockShape(vd->getInit(), ctx, dims)) dims[0] = 1, dims[1] = 1, dims[2] = 1;
+          for (const auto& [axis, rhs] : mem.sets)  // in source order: the last one wins
+            if (!evalInt(rhs, dims[axis])) return false;
+          return dims[0] > 0;
+        }
+      }
+      e = vd->getInit();
+      continue;
+    }
+    if (e->getType()->isIntegralOrEnumerationType()) return evalInt(e, dims[0]);
+    return false;
+  }
+  return false;
+}
+
+LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
+  struct V : clang::RecursiveASTVisitor<V> {
+    clang::ASTContext* ctx;
+    LaunchIndex* index;
+    bool shouldVisitTemplateInstantiations() const { return true; }
+    void record(const clang::FunctionDecl* k, const clang::Expr* blockArg, clang::SourceLocation at) {
+      auto& sm = ctx->getSourceManager();
+      std::string where = fmt::format("launch at line {}", sm.getExpansionLineNumber(at));
+      auto keys = [&](auto&& add) {
+        for (const clang::FunctionDecl* f : std::initializer_list<const clang::FunctionDecl*>{k, k->getCanonicalDecl(), k->getTemplateInstantiationPattern()})
+          if (f) add(f->getCanonicalDecl());
+        if (auto* prim = k->getPrimaryTemplate()) add(prim->getTemplatedDecl()->getCanonicalDecl());
+      };
+      unsigned d[3];
+      if (!blockArg || !readBlockShape(blockArg, *ctx, d) || d[0] * d[1] * d[2] == 0 || d[0] * d[1] * d[2] > 1024) {
+        keys([&](const clang::FunctionDecl* f) { index->unreadable_.emplace(f, where); });
+        return;
+      }
+      Shape s{d[0], d[1], d[2], where};
+      keys([&](const clang::FunctionDecl* f) {
+        index->shapes_.emplace(f, s);
+        auto& v = index->allShapes_[f];
+        bool known = false;
+        for (const auto& o : v) known = known || (o.x == s.x && o.y == s.y && o.z == s.z);
+        if (!known) v.push_back(s);
+      });
+    }
+    bool VisitCUDAKernelCallExpr(clang::CUDAKernelCallExpr* call) {
+      // Clang's recovery (the config may not be a call) and template patterns (a dependent block
+      // shape has no type yet; the instantiations are visited instead).
+      if (call->containsErrors() || call->isInstantiationDependent()) return true;
+      const clang::FunctionDecl* k = call->getDirectCallee();
+      if (!k) return true;
+      // The block is the second dim3 of the configuration call: (grid, block, ...) host side,
+      // (func, params, grid, block, ...) for a device-side launch, which is how the device-side
+      // parse sees a launch in a lambda (lambdas are __host__ __device__).
+      const clang::CallExpr* cfg = call->getConfig();
+      const clang::Expr* block = nullptr;
+      unsigned dim3s = 0;
+      for (unsigned i = 0; cfg && i < cfg->getNumArgs() && !block; ++i) {
+        const clang::Expr* a = cfg->getArg(i);
+        auto* rd = a->getType()->getAsCXXRecordDecl();
+        if (rd && rd->getName() == "dim3" && ++dim3s == 2) block = a;
+      }
+      record(k, block, call->getBeginLoc());
+      return true;
+    }
+    // cudaLaunchKernel(k, grid, block, ...) and cudaLaunchCooperativeKernel: the same shape rules.
+    bool VisitCallExpr(clang::CallExpr* call) {
+      if (call->containsErrors() || call->isInstantiationDependent() || llvm::isa<clang::CUDAKernelCallExpr>(call)) return true;
+      const clang::FunctionDecl* fd = call->getDirectCallee();
+      if (!fd || call->getNumArgs() < 3) return true;
+      std::string n = fd->getNameAsString();
+      if (n != "cudaLaunchKernel" && n != "cudaLaunchCooperativeKernel") return true;
+      if (const clang::FunctionDecl* k = kernelOf(call->getArg(0))) record(k, call->getArg(2), call->getBeginLoc());
+      return true;
+    }
+    // Launches written in lambdas (`auto run = [&] { k<<<g, b>>>(...); };`).
+    bool TraverseLambdaExpr(clang::LambdaExpr* l) {
+      TraverseStmt(l->getBody());
+      return true;
+    }
+  } v;
+  v.ctx = &ctx;
+  v.index = this;
+  v.TraverseDecl(ctx.getTranslationUnitDecl());
+}
+
+const LaunchIndex::Shape* LaunchIndex::find(const clang::FunctionDecl* k) const { return lookupKernel(shapes_, k); }
+
+std::vector<LaunchIndex::Shape> LaunchIndex::all(const clang::FunctionDecl* k) const {
+  const auto* v = lookupKernel(allShapes_, k);
+  return v ? *v : std::vector<Shape>{};
+}
+
+const std::string* LaunchIndex::unreadable(const clang::FunctionDecl* k) const { return lookupKernel(unreadable_, k); }
+
+}  // namespace gpuopt

@@ -1,0 +1,40 @@
+// Launch discovery: which block shapes each kernel of a translation unit is launched with.
+// Reads `<<<grid, block>>>` anywhere in the translation unit (functions, lambdas, functors, host
+// function templates, device-side launches) and cudaLaunchKernel / cudaLaunchCooperativeKernel /
+// cudaLaunchKernelEx; block sizes in constants, variables never reassigned, dim3 temporaries and
+// dim3 variables whose members are set one by one.
+#pragma once
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Decl.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpuopt {
+
+class LaunchIndex {
+ public:
+  explicit LaunchIndex(clang::ASTContext& ctx);
+  struct Shape {
+    unsigned x = 0, y = 1, z = 1;
+    std::string where;  // "launch at line N"
+  };
+  // nullptr when no launch of `kernel` with a readable block shape exists.
+  const Shape* find(const clang::FunctionDecl* kernel) const;
+  // Every distinct readable block shape `kernel` is launched with (the first launch of each).
+  std::vector<Shape> all(const clang::FunctionDecl* kernel) const;
+  // A launch of `kernel` whose block shape could not be read (a run-time value, a function
+  // pointer): "launch at line N", or nullptr.
+  const std::string* unreadable(const clang::FunctionDecl* kernel) const;
+
+ private:
+  std::map<const clang::FunctionDecl*, Shape> shapes_;
+  std::map<const clang::FunctionDecl*, std::string> unreadable_;
+  std::map<const clang::FunctionDecl*, std::vector<Shape>> allShapes_;
+};
+
+// Reads a block-shape expression: an integer, a dim3(...) temporary or a dim3 variable.
+bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[3]);
+
+}  // namespace gpuopt

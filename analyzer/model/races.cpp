@@ -1,0 +1,133 @@
+#include "analyzer/model/races.h"
+
+#include <algorithm>
+#include <set>
+
+namespace gpuopt {
+
+std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space) {
+  std::vector<Race> races;
+  auto warpOnly = [&](const Access* a) {
+    int w = -1;
+    for (unsigned t = 0; t < a->mask.size(); ++t)
+      if (a->mask[t]) {
+        if (w < 0) w = static_cast<int>(t / 32);
+        else if (static_cast<int>(t / 32) != w) return -1;
+      }
+    return w;
+  };
+  // One flat entry per (thread, unit) touched, the unit being the smallest access size of the
+  // interval: threads that write neighbouring bytes of one word (a char or short array) do not
+  // race. Sorted by unit, then program order.
+  struct Entry {
+    const void* base;
+    int64_t byte;
+    unsigned seq;
+    unsigned thread;
+    const Access* acc;
+  };
+  auto storedValue = [](const Access* a, unsigned t, int64_t& v) {
+    if (!a->storedKnown) return false;
+    v = a->stored[t];
+    return true;
+  };
+  std::set<std::pair<const clang::Expr*, const clang::Expr*>> seen;
+  std::vector<Entry> entries;
+  size_t i = 0;
+  while (i < accesses.size()) {
+    unsigned epoch = accesses[i].epoch;
+    entries.clear();
+    // The unit of comparison: the smallest access of the interval (4 bytes for float/int code, so
+    // as cheap as words; 1 for char arrays).
+    size_t end = i;
+    int64_t unit = 4;
+    for (; end < accesses.size() && accesses[end].epoch == epoch; ++end)
+      if (accesses[end].space == space && accesses[end].elemSize > 0)
+        unit = std::min<int64_t>(unit, accesses[end].elemSize);
+    for (; i < end; ++i) {
+      const Access& a = accesses[i];
+      if (a.space != space || !a.known || a.data || !a.base || a.isAtomic) continue;
+      for (unsigned t = 0; t < a.mask.size(); ++t) {
+        if (!a.mask[t]) continue;
+        int64_t first = floorDiv(a.addr[t], unit), last = floorDiv(a.addr[t] + std::max(1u, a.elemSize) - 1, unit);
+        for (int64_t u = first; u <= last; ++u) entries.push_back({a.base, u, a.seq, t, &a});
+      }
+    }
+    std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
+      if (x.base != y.base) return x.base < y.base;
+      if (x.byte != y.byte) return x.byte < y.byte;
+      if (x.seq != y.seq) return x.seq < y.seq;
+      return x.thread < y.thread;
+    });
+    std::vector<const Entry*> writers, readers;
+    std::set<unsigned> wroteSame;  // threads that stored the location's one value so far
+    for (size_t g = 0; g < entries.size();) {
+      size_t h = g;
+      while (h < entries.size() && entries[h].base == entries[g].base && entries[h].byte == entries[g].byte) ++h;
+      writers.clear();
+      readers.clear();
+      wroteSame.clear();
+      // Does every write of this byte in the interval store one value (known, or the same for all)?
+      bool oneValue = true, haveValue = false;
+      int64_t value = 0;
+      const Access* sameAcc = nullptr;
+      for (size_t k = g; k < h && oneValue; ++k) {
+        const Access* a = entries[k].acc;
+        if (!a->isWrite) continue;
+        int64_t v;
+        if (a->isRead) oneValue = false;  // a read-modify-write (+=) changes it
+        else if (storedValue(a, entries[k].thread, v)) {
+          if (haveValue && v != value) oneValue = false;
+          value = v, haveValue = true;
+        } else if (a->storedSame && (!sameAcc || sameAcc == a)) {
+          sameAcc = a;
+        } else {
+          oneValue = false;
+        }
+      }
+      if (haveValue && sameAcc) oneValue = false;
+      for (size_t k = g; k < h; ++k) {
+        const Entry& e = entries[k];
+        const Access* a = e.acc;
+        auto conflict = [&](const std::vector<const Entry*>& others) {
+          for (const Entry* o : others) {
+            if (o->thread == e.thread) continue;
+            bool sameWarp = o->thread / 32 == e.thread / 32;
+            if (sameWarp && o->acc->warpEpoch[e.thread / 32] != a->warpEpoch[e.thread / 32]) continue;  // __syncwarp between
+            // Every thread storing the same value (a shared scalar set by all): benign.
+            if (oneValue && o->acc->isWrite && a->isWrite && !a->isRead && !o->acc->isRead) continue;
+            // Reading back the value this thread stored itself, when every store is that value.
+            if (oneValue && !a->isWrite && wroteSame.count(e.thread)) continue;
+            if (!seen.insert({o->acc->expr, a->expr}).second) return;
+            Race r;
+            r.first = o->acc;
+            r.second = a;
+            r.t1 = o->thread;
+            r.t2 = e.thread;
+            r.byteAddr = a->addr[e.thread];
+            r.firstByteAddr = o->acc->addr[o->thread];
+            r.sameWarp = sameWarp;
+            r.possible = !o->acc->guards.empty() || !a->guards.empty();
+            int w1 = warpOnly(o->acc), w2 = warpOnly(a);
+            r.warpSynchronous = sameWarp && w1 >= 0 && w1 == w2;
+            races.push_back(r);
+            return;
+          }
+        };
+        conflict(writers);
+        if (a->isWrite) conflict(readers);
+        if (a->isWrite && oneValue) wroteSame.insert(e.thread);
+        // Keep a few entries per byte (and one per further warp): enough to find a partner thread.
+        auto keep = [&](std::vector<const Entry*>& dst) {
+          if (dst.size() < 4 || (dst.size() < 64 && dst.back()->thread / 32 != e.thread / 32)) dst.push_back(&e);
+        };
+        if (a->isWrite) keep(writers);
+        if (a->isRead) keep(readers);
+      }
+      g = h;
+    }
+  }
+  return races;
+}
+
+}  // namespace gpuopt

@@ -1,0 +1,65 @@
+// What the kernel model records while it walks a kernel, in program order: every memory access,
+// every branch and every barrier, each with the threads of the block involved.
+#pragma once
+#include <clang/AST/Expr.h>
+#include <clang/AST/Stmt.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyzer/model/value.h"
+
+namespace gpuopt {
+
+struct Access {
+  const clang::Expr* expr = nullptr;  // the subscript / dereference / member expression
+  const clang::ValueDecl* base = nullptr;
+  std::string baseName;
+  MemSpace space = MemSpace::Unknown;
+  bool isRead = false, isWrite = false, isAtomic = false, isVolatile = false;
+  unsigned elemSize = 0;
+  Mask mask;                  // threads performing it
+  std::vector<int64_t> addr;  // byte offset from the base, per thread
+  bool known = false, data = false, symbolic = false;
+  std::string strideSym;
+  std::vector<int64_t> stored;  // value written (when known), per thread
+  bool storedKnown = false;
+  bool storedSame = false;      // every thread writes the same value
+  unsigned epoch = 0;                // block-barrier interval
+  std::vector<unsigned> warpEpoch;   // per warp: warp-level syncs passed
+  unsigned seq = 0;                  // program order
+  std::string context;               // loop iteration, e.g. "s = 16"
+  const clang::FunctionDecl* function = nullptr;  // function the access is written in
+  // Lines of the conditions around it that the model could not decide (data-dependent): the
+  // access is recorded for every thread, but some may not perform it.
+  std::vector<unsigned> guards;
+};
+
+struct Branch {
+  const clang::Stmt* stmt = nullptr;  // IfStmt, ConditionalOperator, SwitchStmt, loop
+  const clang::Expr* cond = nullptr;
+  Mask active;                 // threads evaluating the condition
+  std::vector<int> path;       // per thread: path taken (0 = else/exit, 1 = then/continue, n = case)
+  bool known = false, data = false, symbolic = false;
+  bool param = false;          // depends on a kernel parameter: bounds guards and the like are not judged
+  bool isLoop = false;
+  bool inLoop = false;         // inside a loop of the kernel
+  bool thenWork = false, elseWork = false;  // the paths do real work
+  std::string context;
+};
+
+struct Barrier {
+  const clang::Expr* call = nullptr;
+  bool blockLevel = true;  // false: warp-level (__syncwarp, tile.sync(), *_sync intrinsics)
+  std::string name;
+  Mask active;             // threads reaching it
+  Mask alive;              // threads that have not exited the kernel
+  unsigned seq = 0;
+  std::string context;
+};
+
+// Describes an element of an array in C syntax from a byte offset: "tile[3][4]" or "arr[7]".
+std::string elementName(const Access& a, int64_t byteAddr);
+
+}  // namespace gpuopt

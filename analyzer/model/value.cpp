@@ -1,0 +1,112 @@
+#include "analyzer/model/value.h"
+
+#include <algorithm>
+
+namespace gpuopt {
+
+std::string_view memSpaceName(MemSpace s) {
+  switch (s) {
+    case MemSpace::Global: return "global";
+    case MemSpace::Shared: return "shared";
+    case MemSpace::Local: return "local";
+    case MemSpace::Constant: return "constant";
+    default: return "unknown";
+  }
+}
+
+bool LaneDomain::anyActive() const { return std::find(active_.begin(), active_.end(), 1) != active_.end(); }
+
+Value LaneDomain::unknown() const {
+  Value v;
+  v.v.assign(N_, 0);
+  return v;
+}
+
+Value LaneDomain::constant(int64_t c) const {
+  Value v;
+  v.v.assign(N_, c);
+  v.known = true;
+  return v;
+}
+
+bool LaneDomain::varying(const Value& v) const {
+  if (!v.known) return false;
+  bool first = true;
+  int64_t x = 0;
+  for (unsigned t = 0; t < N_; ++t) {
+    if (!active_[t]) continue;
+    if (first) x = v.v[t], first = false;
+    else if (v.v[t] != x) return true;
+  }
+  return false;
+}
+
+void LaneDomain::mergeFlags(Value& r, const Value& a, const Value& b) {
+  r.data = a.data || b.data;
+  r.symbolic = a.symbolic || b.symbolic;
+  r.param = a.param || b.param;
+  r.strideSym = !a.strideSym.empty() ? a.strideSym : b.strideSym;
+}
+
+void LaneDomain::assignMasked(Value& dst, const Value& src) const {
+  if (dst.v.size() != N_) dst = unknown();
+  bool anyInactive = std::find(active_.begin(), active_.end(), 0) != active_.end();
+  if (!anyInactive) { dst = src; return; }
+  for (unsigned t = 0; t < N_; ++t)
+    if (active_[t]) dst.v[t] = src.v[t];
+  dst.known = src.known;
+  dst.data = dst.data || src.data;
+  dst.symbolic = dst.symbolic || src.symbolic;
+  dst.param = dst.param || src.param;
+  if (!src.strideSym.empty()) dst.strideSym = src.strideSym;
+  dst.isPtr = src.isPtr;
+  dst.base = src.base;
+  dst.baseName = src.baseName;
+  dst.space = src.space;
+  dst.pointee = src.pointee;
+  dst.ptrVolatile = src.ptrVolatile;
+  dst.group = src.group;
+  dst.same = false;  // threads may hold values from different assignments now
+}
+
+void LaneDomain::truncate(Value& v, unsigned w, bool sign) const {
+  if (w >= 64 || w == 0) return;
+  for (auto& x : v.v) {
+    uint64_t u = static_cast<uint64_t>(x) & ((uint64_t(1) << w) - 1);
+    if (sign && (u >> (w - 1))) u |= ~((uint64_t(1) << w) - 1);
+    x = static_cast<int64_t>(u);
+  }
+}
+
+bool LaneDomain::apply(clang::BinaryOperatorKind op, const Value& a, const Value& b, bool isUnsigned,
+                       bool compareUnsigned, Value& r) const {
+  using BO = clang::BinaryOperatorKind;
+  for (unsigned t = 0; t < N_; ++t) {
+    int64_t x = a.v[t], y = b.v[t], z = 0;
+    switch (op) {
+      case BO::BO_Add: z = static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y)); break;
+      case BO::BO_Sub: z = static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y)); break;
+      case BO::BO_Mul: z = static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)); break;
+      case BO::BO_Div: z = y == 0 ? 0 : isUnsigned ? static_cast<int64_t>(static_cast<uint64_t>(x) / static_cast<uint64_t>(y)) : x / y; break;
+      case BO::BO_Rem: z = y == 0 ? 0 : isUnsigned ? static_cast<int64_t>(static_cast<uint64_t>(x) % static_cast<uint64_t>(y)) : x % y; break;
+      case BO::BO_Shl: z = (y < 0 || y > 63) ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) << y); break;
+      case BO::BO_Shr: z = (y < 0 || y > 63) ? 0 : (isUnsigned ? static_cast<int64_t>(static_cast<uint64_t>(x) >> y) : x >> y); break;
+      case BO::BO_And: z = x & y; break;
+      case BO::BO_Or: z = x | y; break;
+      case BO::BO_Xor: z = x ^ y; break;
+      case BO::BO_LT: z = compareUnsigned ? (uint64_t)x < (uint64_t)y : x < y; break;
+      case BO::BO_GT: z = compareUnsigned ? (uint64_t)x > (uint64_t)y : x > y; break;
+      case BO::BO_LE: z = compareUnsigned ? (uint64_t)x <= (uint64_t)y : x <= y; break;
+      case BO::BO_GE: z = compareUnsigned ? (uint64_t)x >= (uint64_t)y : x >= y; break;
+      case BO::BO_EQ: z = x == y; break;
+      case BO::BO_NE: z = x != y; break;
+      case BO::BO_LAnd: z = x && y; break;
+      case BO::BO_LOr: z = x || y; break;
+      default: r.known = false; return false;
+    }
+    r.v[t] = z;
+  }
+  return true;
+}
+
+}  // namespace gpuopt

@@ -1,0 +1,83 @@
+// The per-thread value domain of the kernel model: one value per thread of a block, and the
+// operations on such values under an active mask (the threads currently executing).
+//
+// Clang-free except for the operator kinds: unit-tested on its own (tests/unit/test_value.cpp).
+#pragma once
+#include <clang/AST/OperationKinds.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace clang {
+class ValueDecl;
+}
+
+namespace gpuopt {
+
+enum class MemSpace { Global, Shared, Local, Constant, Unknown };
+std::string_view memSpaceName(MemSpace s);
+
+// One flag per thread of the block.
+using Mask = std::vector<uint8_t>;
+
+// A per-thread value.
+struct Value {
+  std::vector<int64_t> v;   // one entry per thread of the block
+  bool known = false;       // concrete for every active thread
+  bool data = false;        // derived from a per-thread memory load (data-dependent)
+  bool symbolic = false;    // depends on a uniform symbol's representative value
+  bool param = false;       // ... of a kernel parameter or a uniform load (blockIdx/gridDim: symbolic only)
+  std::string strideSym;    // uniform symbol scaling a thread-varying term ("height")
+  // Pointers.
+  bool isPtr = false;
+  const clang::ValueDecl* base = nullptr;  // the array / pointer parameter the pointer is into
+  std::string baseName;
+  MemSpace space = MemSpace::Unknown;
+  uint64_t pointee = 0;      // pointee size in bytes
+  bool ptrVolatile = false;
+  // Cooperative groups: the number of threads of the group this object is (0 = not known).
+  unsigned group = 0;
+  // The same for every thread, even when not known (a float loaded from one address).
+  bool same = false;
+};
+
+// Floor division (addresses can be negative when index arithmetic wraps).
+inline int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// The threads of one block and which of them are active: makes values and combines them.
+class LaneDomain {
+ public:
+  explicit LaneDomain(unsigned threads) : N_(threads), active_(threads, 1) {}
+
+  unsigned lanes() const { return N_; }
+  const Mask& active() const { return active_; }
+  void setActive(Mask m) { active_ = std::move(m); }
+  bool anyActive() const;
+
+  // An unknown value (every flag clear) and a constant the same for every thread.
+  Value unknown() const;
+  Value constant(int64_t c) const;
+  // Known and different between two active threads.
+  bool varying(const Value& v) const;
+  // The same for every active thread (known, or marked so).
+  bool uniformish(const Value& v) const { return v.same || (v.known && !varying(v)); }
+  // The flags of a value computed from `a` and `b`.
+  static void mergeFlags(Value& r, const Value& a, const Value& b);
+  // Assigns `src` into `dst` for the active threads only.
+  void assignMasked(Value& dst, const Value& src) const;
+  // Wraps each thread's value to an integer of `bits` bits (signed or not), as C conversion does.
+  void truncate(Value& v, unsigned bits, bool isSigned) const;
+  // `a op b` per thread for an integer, comparison or logical operator; `isUnsigned`: the
+  // operation's type, `compareUnsigned`: the operands' (for < <= > >=). Shift counts outside
+  // 0..63 and division by zero give 0. Returns false for an operator it does not evaluate.
+  bool apply(clang::BinaryOperatorKind op, const Value& a, const Value& b, bool isUnsigned, bool compareUnsigned,
+             Value& out) const;
+
+ protected:
+  unsigned N_;
+  Mask active_;
+};
+
+}  // namespace gpuopt

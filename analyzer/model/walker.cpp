@@ -1,0 +1,321 @@
+// Statements and control flow of the kernel model: which threads run each statement, the
+// branches they take and where they leave (see builder.h).
+#include <clang/Basic/SourceManager.h>
+#include <fmt/format.h>
+
+#include "analyzer/model/builder.h"
+
+#include <algorithm>
+
+namespace gpuopt::model_detail {
+
+Builder::Builder(KernelModel& m, clang::ASTContext& ctx) : LaneDomain(m.threads()), m_(m), ctx_(ctx) {
+  alive_.assign(N_, 1);
+  warpEpoch_.assign(m.warps(), 0);
+}
+
+void Builder::run(const clang::FunctionDecl* k) {
+  frames_.emplace_back();
+  frames_.back().fn = k;
+  for (const auto* p : k->parameters()) frames_.back().vars[p] = paramValue(p);
+  walk(k->getBody());
+  frames_.pop_back();
+}
+
+bool Builder::budget() {
+  if (++steps_ > kMaxSteps) {
+    m_.truncated_ = true;
+    return false;
+  }
+  return true;
+}
+
+std::string Builder::context() const {
+  std::string s;
+  for (const auto& c : ctxStack_)
+    if (!c.empty()) s += (s.empty() ? "" : ", ") + c;
+  return s;
+}
+
+void Builder::recordBranch(const clang::Stmt* s, const clang::Expr* cond, const Value& c, bool thenWork, bool elseWork, bool isLoop, const Mask* cont) {
+  if (!anyActive()) return;
+  Branch b;
+  b.stmt = s;
+  b.cond = cond;
+  b.active = active_;
+  b.known = c.known;
+  b.data = c.data;
+  b.symbolic = c.symbolic;
+  b.param = c.param;
+  b.isLoop = isLoop;
+  b.inLoop = loopDepth_ > 0;
+  b.thenWork = thenWork;
+  b.elseWork = elseWork;
+  b.context = context();
+  b.path.assign(N_, 0);
+  for (unsigned t = 0; t < N_; ++t)
+    b.path[t] = cont ? (*cont)[t] : (c.known ? (c.v[t] != 0) : 0);
+  m_.branches_.push_back(std::move(b));
+}
+
+void Builder::walk(const clang::Stmt* s) {
+  if (!s || !anyActive() || m_.truncated_) return;
+  if (!budget()) return;
+  if (auto* cs = llvm::dyn_cast<clang::CompoundStmt>(s)) {
+    for (const auto* c : cs->body()) {
+      if (!anyActive()) break;
+      walk(c);
+    }
+    return;
+  }
+  if (auto* ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
+    for (const auto* d : ds->decls()) {
+      auto* vd = llvm::dyn_cast<clang::VarDecl>(d);
+      if (!vd || vd->hasAttr<clang::CUDASharedAttr>() || vd->isStaticLocal()) continue;
+      Value v = vd->hasInit() ? eval(vd->getInit()) : unknown();
+      if (vd->getType()->isIntegralOrEnumerationType()) normalize(v, vd->getType());
+      retype(v, vd->getType());
+      if (vd->getType()->isReferenceType() || vd->getType()->isArrayType()) v = unknown();
+      Value nv = unknown();
+      assignMasked(nv, v);
+      frames_.back().vars[vd] = nv;
+    }
+    return;
+  }
+  if (auto* is = llvm::dyn_cast<clang::IfStmt>(s)) return walkIf(is);
+  if (auto* fs = llvm::dyn_cast<clang::ForStmt>(s)) {
+    if (fs->getInit()) walk(fs->getInit());
+    std::string var;
+    if (auto* ds = llvm::dyn_cast_or_null<clang::DeclStmt>(fs->getInit()))
+      if (ds->isSingleDecl())
+        if (auto* vd = llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl())) loopVar_ = vd;
+    return walkLoop(s, fs->getCond(), fs->getBody(), fs->getInc(), false);
+  }
+  if (auto* ws = llvm::dyn_cast<clang::WhileStmt>(s)) return walkLoop(s, ws->getCond(), ws->getBody(), nullptr, false);
+  if (auto* dos = llvm::dyn_cast<clang::DoStmt>(s)) {
+    // `do { ... } while (0)` (macro bodies): the body once, not a loop; `break` still leaves it.
+    bool again = true;
+    if (!dos->getCond()->isValueDependent() && dos->getCond()->EvaluateAsBooleanCondition(again, ctx_) && !again) {
+      Mask entry = active_;
+      loops_.push_back({Mask(N_, 0), Mask(N_, 0)});
+      walk(dos->getBody());
+      Mask out = loops_.back().broken, cont = loops_.back().continued;
+      loops_.pop_back();
+      Frame& f = frames_.back();
+      for (unsigned t = 0; t < N_; ++t)
+        active_[t] = (active_[t] || out[t] || cont[t]) && entry[t] && alive_[t] && (f.returned.empty() || !f.returned[t]);
+      return;
+    }
+    return walkLoop(s, dos->getCond(), dos->getBody(), nullptr, true);
+  }
+  if (auto* rs = llvm::dyn_cast<clang::CXXForRangeStmt>(s)) {
+    ++loopDepth_;
+    walk(rs->getLoopVarStmt());
+    walk(rs->getBody());
+    --loopDepth_;
+    return;
+  }
+  if (auto* ss = llvm::dyn_cast<clang::SwitchStmt>(s)) return walkSwitch(ss);
+  if (auto* rs = llvm::dyn_cast<clang::ReturnStmt>(s)) {
+    Value v = rs->getRetValue() ? eval(rs->getRetValue()) : unknown();
+    Frame& f = frames_.back();
+    if (frames_.size() == 1) {
+      for (unsigned t = 0; t < N_; ++t)
+        if (active_[t]) alive_[t] = 0;
+    } else {
+      if (!f.hasRet) { f.ret = unknown(); f.ret.known = v.known; }
+      assignMasked(f.ret, v);
+      if (!v.known) f.ret.known = false;
+      f.hasRet = true;
+      for (unsigned t = 0; t < N_; ++t)
+        if (active_[t]) f.returned[t] = 1;
+    }
+    std::fill(active_.begin(), active_.end(), 0);
+    return;
+  }
+  if (llvm::isa<clang::BreakStmt>(s) || llvm::isa<clang::ContinueStmt>(s)) {
+    if (!loops_.empty()) {
+      Mask& m = llvm::isa<clang::BreakStmt>(s) ? loops_.back().broken : loops_.back().continued;
+      for (unsigned t = 0; t < N_; ++t)
+        if (active_[t]) m[t] = 1;
+    }
+    std::fill(active_.begin(), active_.end(), 0);
+    return;
+  }
+  if (auto* ls = llvm::dyn_cast<clang::LabelStmt>(s)) return walk(ls->getSubStmt());
+  if (auto* as = llvm::dyn_cast<clang::AttributedStmt>(s)) return walk(as->getSubStmt());
+  if (llvm::isa<clang::GotoStmt>(s)) {
+    m_.truncated_ = true;
+    return;
+  }
+  if (auto* e = llvm::dyn_cast<clang::Expr>(s)) {
+    eval(e);
+    return;
+  }
+}
+
+void Builder::walkIf(const clang::IfStmt* is) {
+  if (is->getInit()) walk(is->getInit());
+  if (is->getConditionVariableDeclStmt()) walk(is->getConditionVariableDeclStmt());
+  if (is->isConsteval()) return;
+  Value c = eval(is->getCond());
+  recordBranch(is, is->getCond(), c, doesRealWork(is->getThen()), is->getElse() && doesRealWork(is->getElse()), false);
+  Mask saved = active_;
+  Mask tm = saved, fm = saved;
+  if (c.known)
+    for (unsigned t = 0; t < N_; ++t) {
+      tm[t] = saved[t] && c.v[t] != 0;
+      fm[t] = saved[t] && c.v[t] == 0;
+    }
+  // A guard over representative symbol values (`if (t < n)` with a 2-D grid index) that every
+  // thread fails must not hide the body: without an else, walk it with the threads that got here.
+  if (c.known && c.symbolic && !is->getElse() && std::find(tm.begin(), tm.end(), 1) == tm.end()) tm = saved;
+  // Unknown condition: both paths are walked with every thread (over-approximation); the
+  // accesses there remember the condition's line.
+  if (!c.known) guards_.push_back(ctx_.getSourceManager().getExpansionLineNumber(is->getCond()->getBeginLoc()));
+  active_ = tm;
+  walk(is->getThen());
+  Mask afterThen = active_;
+  active_ = fm;
+  if (is->getElse()) walk(is->getElse());
+  Mask afterElse = active_;
+  if (!c.known) guards_.pop_back();
+  for (unsigned t = 0; t < N_; ++t) active_[t] = (afterThen[t] || afterElse[t]) && saved[t];
+  if (!c.known) {
+    // Both paths ran for every thread: a thread is still active only if neither path left.
+    for (unsigned t = 0; t < N_; ++t) active_[t] = afterThen[t] && afterElse[t];
+  }
+}
+
+void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clang::Stmt* body, const clang::Expr* inc, bool isDo) {
+  const clang::VarDecl* lv = loopVar_;
+  loopVar_ = nullptr;
+  loops_.push_back({Mask(N_, 0), Mask(N_, 0)});
+  ++loopDepth_;
+  ctxStack_.emplace_back();
+  Mask entry = active_;
+  bool work = doesRealWork(body);
+  unsigned iter = 0;
+  bool symbolicCond = false;
+  while (anyActive() && !m_.truncated_) {
+    // Context for findings: the loop variable's value when uniform.
+    if (lv) {
+      Value v = readVar(lv);
+      if (v.known && !varying(v)) {
+        for (unsigned t = 0; t < N_; ++t)
+          if (active_[t]) { ctxStack_.back() = fmt::format("{} = {}", lv->getName().str(), v.v[t]); break; }
+      } else {
+        ctxStack_.back() = fmt::format("iteration {}", iter + 1);
+      }
+    } else {
+      ctxStack_.back() = fmt::format("iteration {}", iter + 1);
+    }
+    if (!(isDo && iter == 0) && cond) {
+      Value c = eval(cond);
+      if (!c.known || c.symbolic) symbolicCond = true;
+      Mask cont(N_, 0);
+      for (unsigned t = 0; t < N_; ++t) cont[t] = active_[t] && (!c.known || c.v[t] != 0);
+      // A bound over representative symbol values (`i < n` with blockIdx and n stand-ins) that no
+      // thread passes on entry must not hide the body: walk one iteration with every thread.
+      if (iter == 0 && c.known && c.symbolic && std::find(cont.begin(), cont.end(), 1) == cont.end()) cont = active_;
+      recordBranch(s, cond, c, work, false, true, &cont);
+      active_ = cont;
+      if (!anyActive()) break;
+    }
+    unsigned cap = symbolicCond ? kSymbolicIters : kMaxConcreteIters;
+    if (iter >= cap) break;
+    walk(body);
+    // Threads that hit `continue` take the increment too.
+    for (unsigned t = 0; t < N_; ++t)
+      if (loops_.back().continued[t]) active_[t] = 1, loops_.back().continued[t] = 0;
+    if (inc && anyActive()) eval(inc);
+    if (isDo && cond && anyActive()) {
+      Value c = eval(cond);
+      if (!c.known || c.symbolic) symbolicCond = true;
+      Mask cont(N_, 0);
+      for (unsigned t = 0; t < N_; ++t) cont[t] = active_[t] && (!c.known || c.v[t] != 0);
+      recordBranch(s, cond, c, work, false, true, &cont);
+      active_ = cont;
+    }
+    ++iter;
+    if (iter >= (symbolicCond ? kSymbolicIters : kMaxConcreteIters)) break;
+  }
+  ctxStack_.pop_back();
+  --loopDepth_;
+  loops_.pop_back();
+  // After the loop: every thread that entered and has neither returned nor exited.
+  Frame& f = frames_.back();
+  for (unsigned t = 0; t < N_; ++t)
+    active_[t] = entry[t] && alive_[t] && (f.returned.empty() || !f.returned[t]);
+}
+
+void Builder::walkSwitch(const clang::SwitchStmt* ss) {
+  if (ss->getInit()) walk(ss->getInit());
+  Value c = eval(ss->getCond());
+  Mask entry = active_;
+  auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(ss->getBody());
+  // Which case each thread jumps to.
+  std::vector<int> target(N_, -1);
+  std::vector<const clang::SwitchCase*> cases;
+  if (body)
+    for (const auto* st : body->body()) {
+      const clang::Stmt* cur = st;
+      while (auto* sc = llvm::dyn_cast<clang::SwitchCase>(cur)) {
+        cases.push_back(sc);
+        cur = sc->getSubStmt();
+      }
+    }
+  int defaultIdx = -1;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (llvm::isa<clang::DefaultStmt>(cases[i])) { defaultIdx = static_cast<int>(i); continue; }
+    auto* cs = llvm::cast<clang::CaseStmt>(cases[i]);
+    clang::Expr::EvalResult r;
+    if (!cs->getLHS()->EvaluateAsInt(r, ctx_)) continue;
+    int64_t val = r.Val.getInt().getExtValue();
+    for (unsigned t = 0; t < N_; ++t)
+      if (c.known && target[t] < 0 && c.v[t] == val) target[t] = static_cast<int>(i);
+  }
+  for (unsigned t = 0; t < N_; ++t)
+    if (target[t] < 0) target[t] = defaultIdx;
+  {
+    Branch b;
+    b.stmt = ss;
+    b.cond = ss->getCond();
+    b.active = active_;
+    b.known = c.known;
+    b.data = c.data;
+    b.symbolic = c.symbolic;
+    b.param = c.param;
+    b.inLoop = loopDepth_ > 0;
+    b.thenWork = b.elseWork = doesRealWork(ss->getBody());
+    b.context = context();
+    b.path.assign(N_, 0);
+    for (unsigned t = 0; t < N_; ++t) b.path[t] = target[t] + 1;
+    if (anyActive()) m_.branches_.push_back(std::move(b));
+  }
+  if (!body) return;
+  loops_.push_back({Mask(N_, 0), Mask(N_, 0)});  // `break` leaves the switch
+  if (!c.known) guards_.push_back(ctx_.getSourceManager().getExpansionLineNumber(ss->getCond()->getBeginLoc()));
+  std::fill(active_.begin(), active_.end(), 0);
+  for (const auto* st : body->body()) {
+    const clang::Stmt* cur = st;
+    while (auto* sc = llvm::dyn_cast<clang::SwitchCase>(cur)) {
+      int idx = static_cast<int>(std::find(cases.begin(), cases.end(), sc) - cases.begin());
+      for (unsigned t = 0; t < N_; ++t)
+        if (entry[t] && (!c.known || target[t] == idx)) active_[t] = 1;
+      cur = sc->getSubStmt();
+    }
+    walk(cur);
+  }
+  if (!c.known) guards_.pop_back();
+  Mask broken = loops_.back().broken;
+  Mask cont = loops_.back().continued;
+  loops_.pop_back();
+  // After the switch: threads that fell off its end, left with `break`, or matched no case.
+  for (unsigned t = 0; t < N_; ++t)
+    active_[t] = (active_[t] || broken[t] || (c.known && target[t] < 0)) && entry[t] && alive_[t];
+  if (!loops_.empty())
+    for (unsigned t = 0; t < N_; ++t)
+      if (cont[t]) loops_.back().continued[t] = 1;
+}
+}  // namespace gpuopt::model_detail
