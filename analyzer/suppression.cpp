@@ -1,5 +1,7 @@
 #include "analyzer/suppression.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <optional>
 #include <regex>
@@ -7,21 +9,10 @@
 namespace gpuopt {
 
 bool globMatch(std::string_view p, std::string_view t) {
-  // Iterative '*' matcher.
-  size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
-  while (ti < t.size()) {
-    if (pi < p.size() && (p[pi] == t[ti] || p[pi] == '?')) {
-      ++pi, ++ti;
-    } else if (pi < p.size() && p[pi] == '*') {
-      star = pi++, mark = ti;
-    } else if (star != std::string_view::npos) {
-      pi = star + 1, ti = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (pi < p.size() && p[pi] == '*') ++pi;
-  return pi == p.size();
+  // POSIX fnmatch(3): '*', '?' and [...] as in a shell, '*' also across '/' (exclude patterns match
+  // whole relative paths). LLVM's GlobPattern would do as well, but this library is built without
+  // LLVM on the GPU machine (demos, --list-rules, --explain).
+  return fnmatch(std::string(p).c_str(), std::string(t).c_str(), 0) == 0;
 }
 
 namespace {

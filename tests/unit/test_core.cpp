@@ -48,6 +48,11 @@ TEST(Glob, Matches) {
   EXPECT_TRUE(globMatch("*", "divergent-branch"));
   EXPECT_FALSE(globMatch("bank-*", "barrier-divergence"));
   EXPECT_TRUE(globMatch("*-divergence", "barrier-divergence"));
+  // Exclude patterns match whole relative paths: '*' crosses folders; '?' and [...] as in a shell.
+  EXPECT_TRUE(globMatch("third_party/*", "third_party/cub/block/scan.cuh"));
+  EXPECT_TRUE(globMatch("src/k?.cu", "src/k1.cu"));
+  EXPECT_TRUE(globMatch("*-[bc]*", "bank-conflict"));
+  EXPECT_FALSE(globMatch("*-[bc]*", "divergent-warp"));
 }
 
 TEST(Suppression, NolintForms) {
