@@ -123,12 +123,26 @@ cudaError_t cudaFuncSetAttribute(const void* f, int attr, int value);
 unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shmem = 0, void* stream = 0);
 cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shmem = 0, cudaStream_t stream = 0);
 cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** args, size_t shmem, cudaStream_t s);
+typedef struct cudaLaunchAttribute_st { int id; char pad[60]; } cudaLaunchAttribute;
+typedef struct cudaLaunchConfig_st {
+  dim3 gridDim;
+  dim3 blockDim;
+  size_t dynamicSmemBytes;
+  cudaStream_t stream;
+  cudaLaunchAttribute* attrs;
+  unsigned int numAttrs;
+} cudaLaunchConfig_t;
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args);
 cudaError_t cudaMallocArray(cudaArray_t* a, const cudaChannelFormatDesc* d, size_t w, size_t h = 0, unsigned int flags = 0);
 cudaError_t cudaFreeArray(cudaArray_t a);
 cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOff, size_t hOff, const void* src, size_t n, cudaMemcpyKind kind);
 cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOff, size_t hOff, const void* src, size_t spitch, size_t w, size_t h, cudaMemcpyKind kind);
 cudaError_t cudaDeviceSetLimit(enum cudaLimit l, size_t v);
 cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache c);
+}
+template <class... E, class... A>
+inline cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* c, void (*k)(E...), A&&... a) {
+  return cudaLaunchKernelExC(c, (const void*)k, 0);
 }
 template <class T> inline cudaError_t cudaMalloc(T** p, size_t n) { return cudaMalloc((void**)p, n); }
 template <class T> inline cudaError_t cudaMallocHost(T** p, size_t n) { return cudaMallocHost((void**)p, n); }

@@ -64,6 +64,45 @@ const typename Map::mapped_type* lookupKernel(const Map& map, const clang::Funct
   }
   return nullptr;
 }
+
+// The block shape of a cudaLaunchConfig_t passed as `&cfg`: the last `cfg.blockDim = X` in its
+// function, else the blockDim of its initialiser (`{grid, block}` or `{.blockDim = block}`).
+const clang::Expr* configBlockDim(const clang::Expr* arg) {
+  arg = arg->IgnoreParenImpCasts();
+  if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(arg); u && u->getOpcode() == clang::UO_AddrOf) arg = u->getSubExpr()->IgnoreParenImpCasts();
+  auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(arg);
+  auto* vd = dre ? llvm::dyn_cast<clang::VarDecl>(dre->getDecl()) : nullptr;
+  if (!vd) return nullptr;
+  const clang::Expr* found = nullptr;
+  if (auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(vd->getDeclContext()); fn && fn->getBody()) {
+    struct Sets : clang::RecursiveASTVisitor<Sets> {
+      const clang::VarDecl* v;
+      const clang::Expr* rhs = nullptr;
+      bool VisitBinaryOperator(clang::BinaryOperator* b) {
+        if (b->getOpcode() != clang::BO_Assign) return true;
+        auto* me = llvm::dyn_cast<clang::MemberExpr>(b->getLHS()->IgnoreParenImpCasts());
+        auto* base = me ? llvm::dyn_cast<clang::DeclRefExpr>(me->getBase()->IgnoreParenImpCasts()) : nullptr;
+        if (base && base->getDecl() == v && me->getMemberDecl()->getName() == "blockDim") rhs = b->getRHS();
+        return true;
+      }
+      // `cfg.blockDim = dim3(...)` goes through dim3's copy assignment operator.
+      bool VisitCXXOperatorCallExpr(clang::CXXOperatorCallExpr* c) {
+        if (c->getOperator() != clang::OO_Equal || c->getNumArgs() != 2) return true;
+        auto* me = llvm::dyn_cast<clang::MemberExpr>(c->getArg(0)->IgnoreParenImpCasts());
+        auto* base = me ? llvm::dyn_cast<clang::DeclRefExpr>(me->getBase()->IgnoreParenImpCasts()) : nullptr;
+        if (base && base->getDecl() == v && me->getMemberDecl()->getName() == "blockDim") rhs = c->getArg(1);
+        return true;
+      }
+    } sets;
+    sets.v = vd;
+    sets.TraverseStmt(fn->getBody());
+    found = sets.rhs;
+  }
+  if (!found && vd->hasInit())
+    if (auto* ile = llvm::dyn_cast<clang::InitListExpr>(vd->getInit()->IgnoreImplicit()))
+      if (ile->getNumInits() >= 2) found = ile->getInit(1);  // gridDim, blockDim, ...
+  return found;
+}
 }  // namespace
 
 // Reads a block-shape expression: an integer, a dim3(...) temporary or a dim3 variable.
@@ -199,8 +238,19 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
       const clang::FunctionDecl* fd = call->getDirectCallee();
       if (!fd || call->getNumArgs() < 3) return true;
       std::string n = fd->getNameAsString();
-      if (n != "cudaLaunchKernel" && n != "cudaLaunchCooperativeKernel") return true;
-      if (const clang::FunctionDecl* k = kernelOf(call->getArg(0))) record(k, call->getArg(2), call->getBeginLoc());
+      if (n == "cudaLaunchKernel" || n == "cudaLaunchCooperativeKernel") {
+        if (const clang::FunctionDecl* k = kernelOf(call->getArg(0))) record(k, call->getArg(2), call->getBeginLoc());
+        return true;
+      }
+      // cudaLaunchKernelEx(&config, k, args...) / cudaLaunchKernelExC(&config, (void*)k, args): the
+      // block is config.blockDim, set in the config's initialiser or member by member.
+      if (n == "cudaLaunchKernelEx" || n == "cudaLaunchKernelExC") {
+        const clang::FunctionDecl* k = kernelOf(call->getArg(1));
+        if (!k) return true;
+        const clang::Expr* block = configBlockDim(call->getArg(0));
+        if (block) record(k, block, call->getBeginLoc());
+        else record(k, nullptr, call->getBeginLoc());
+      }
       return true;
     }
     // Launches written in lambdas (`auto run = [&] { k<<<g, b>>>(...); };`).

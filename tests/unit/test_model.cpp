@@ -315,6 +315,45 @@ TEST(KernelModel, LaunchesInLambdasAndThroughCudaLaunchKernelGiveTheBlockShape) 
             "a 256-thread block (assumed: the launch at line 2 has a block size known only at run time; pass --block-dim)");
 }
 
+TEST(KernelModel, LaunchShapeFromCudaLaunchKernelEx) {
+  // Member by member (the usual way), through dim3's assignment.
+  Parsed p = model(
+      "__global__ void k(int* out) { out[threadIdx.x] = 1; }\n"
+      "void host(int* d) {\n"
+      "  cudaLaunchConfig_t cfg = {};\n"
+      "  cfg.gridDim = dim3(4);\n"
+      "  cfg.blockDim = dim3(32, 4);\n"
+      "  cudaLaunchKernelEx(&cfg, k, d);\n"
+      "}\n");
+  ASSERT_TRUE(p.model);
+  EXPECT_FALSE(p.model->blockAssumed());
+  EXPECT_EQ(p.model->blockX(), 32u);
+  EXPECT_EQ(p.model->blockY(), 4u);
+  EXPECT_EQ(p.model->blockSource(), "launch at line 6");
+  // In the initialiser, with the C API.
+  Parsed q = model(
+      "__global__ void k(int* out) { out[threadIdx.x] = 1; }\n"
+      "void host(int* d) {\n"
+      "  cudaLaunchConfig_t cfg = {dim3(8), dim3(64)};\n"
+      "  void* args[] = {&d};\n"
+      "  cudaLaunchKernelExC(&cfg, (const void*)k, args);\n"
+      "}\n");
+  ASSERT_TRUE(q.model);
+  EXPECT_EQ(q.model->blockX(), 64u);
+  EXPECT_EQ(q.model->blockY(), 1u);
+  // A block size known only at run time is named.
+  Parsed r = model(
+      "__global__ void k(int* out) { out[threadIdx.x] = 1; }\n"
+      "void host(int* d, unsigned n) {\n"
+      "  cudaLaunchConfig_t cfg = {};\n"
+      "  cfg.blockDim = dim3(n);\n"
+      "  cudaLaunchKernelEx(&cfg, k, d);\n"
+      "}\n");
+  ASSERT_TRUE(r.model);
+  EXPECT_TRUE(r.model->blockAssumed());
+  EXPECT_NE(r.model->blockDescription().find("launch at line 5 has a block size known only at run time"), std::string::npos);
+}
+
 TEST(KernelModel, Dim3MembersSetOneByOne) {
   Parsed p = model(
       "__global__ void k(int* out) { out[threadIdx.x] = 1; }\n"
