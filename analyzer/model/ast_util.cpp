@@ -75,6 +75,45 @@ struct WorkFinder : clang::RecursiveASTVisitor<WorkFinder> {
     return true;
   }
 };
+// Memory operations, loops and statements of a statement, as written.
+struct WorkCounter : clang::RecursiveASTVisitor<WorkCounter> {
+  clang::ASTContext* ctx = nullptr;
+  unsigned ops = 0, loops = 0, stmts = 0;
+  static bool isMemory(const clang::Expr* e) {
+    e = e->IgnoreParenImpCasts();
+    if (llvm::isa<clang::ArraySubscriptExpr>(e)) return true;
+    if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e)) return u->getOpcode() == clang::UO_Deref;
+    if (auto* m = llvm::dyn_cast<clang::MemberExpr>(e)) return m->isArrow();
+    return false;
+  }
+  bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr*) { ++ops; return true; }
+  bool VisitMemberExpr(clang::MemberExpr* m) {
+    if (m->isArrow()) ++ops;
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator* u) {
+    if (u->getOpcode() == clang::UO_Deref) ++ops;
+    if (u->isIncrementDecrementOp() && isMemory(u->getSubExpr())) ++ops;  // read and write
+    return true;
+  }
+  bool VisitCompoundAssignOperator(clang::CompoundAssignOperator* c) {
+    if (isMemory(c->getLHS())) ++ops;  // read and write
+    return true;
+  }
+  bool VisitForStmt(clang::ForStmt*) { ++loops; return true; }
+  bool VisitWhileStmt(clang::WhileStmt*) { ++loops; return true; }
+  bool VisitCXXForRangeStmt(clang::CXXForRangeStmt*) { ++loops; return true; }
+  bool VisitDoStmt(clang::DoStmt* d) {
+    // do { } while (0) (macro bodies) runs once: not a loop.
+    bool again = true;
+    if (!ctx || d->getCond()->isValueDependent() || !d->getCond()->EvaluateAsBooleanCondition(again, *ctx) || again) ++loops;
+    return true;
+  }
+  bool VisitCompoundStmt(clang::CompoundStmt* c) {
+    stmts += c->size();
+    return true;
+  }
+};
 }  // namespace
 
 bool containsCall(const clang::Stmt* s) {
@@ -90,6 +129,22 @@ bool doesRealWork(const clang::Stmt* s) {
   WorkFinder f;
   f.TraverseStmt(const_cast<clang::Stmt*>(s));
   return f.found;
+}
+
+unsigned memoryOps(const clang::Stmt* s) {
+  if (!s) return 0;
+  WorkCounter w;
+  w.TraverseStmt(const_cast<clang::Stmt*>(s));
+  return w.ops;
+}
+
+bool isBranchWork(const clang::Stmt* s, clang::ASTContext& ctx) {
+  if (!s) return false;
+  if (containsCall(s)) return true;
+  WorkCounter w;
+  w.ctx = &ctx;
+  w.TraverseStmt(const_cast<clang::Stmt*>(s));
+  return w.loops > 0 || w.ops >= 3 || w.stmts >= 8;
 }
 
 }  // namespace gpuopt

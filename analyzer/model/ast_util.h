@@ -1,6 +1,7 @@
 // Small questions about the Clang AST that the kernel model asks: what lies under implicit nodes,
 // what a cooperative-groups type is, whether a statement does real work.
 #pragma once
+#include <clang/AST/ASTContext.h>
 #include <clang/AST/Expr.h>
 #include <clang/AST/Type.h>
 
@@ -25,5 +26,13 @@ GroupKind groupKind(clang::QualType t);
 bool containsCall(const clang::Stmt* s);
 // Whether a statement does "real work": memory access, call, loop, or several statements.
 bool doesRealWork(const clang::Stmt* s);
+// Memory operations a statement performs as written: each subscript, dereference or `->` once,
+// twice when it is the target of a compound assignment or ++/-- (a read and a write).
+unsigned memoryOps(const clang::Stmt* s);
+// Whether one path of an if is work that serialises a divergent warp: a loop, a call of the
+// program's own functions, at least 3 memory operations, or at least 8 statements. Shorter paths
+// (a guarded store, a halo load and store, a register swap) are predicated or turned into selects
+// by nvcc, so the other lanes lose nothing.
+bool isBranchWork(const clang::Stmt* s, clang::ASTContext& ctx);
 
 }  // namespace gpuopt

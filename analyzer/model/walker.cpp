@@ -159,7 +159,7 @@ void Builder::walkIf(const clang::IfStmt* is) {
   if (is->getConditionVariableDeclStmt()) walk(is->getConditionVariableDeclStmt());
   if (is->isConsteval()) return;
   Value c = eval(is->getCond());
-  recordBranch(is, is->getCond(), c, doesRealWork(is->getThen()), is->getElse() && doesRealWork(is->getElse()), false);
+  recordBranch(is, is->getCond(), c, isBranchWork(is->getThen(), ctx_), is->getElse() && isBranchWork(is->getElse(), ctx_), false);
   Mask saved = active_;
   Mask tm = saved, fm = saved;
   if (c.known)
