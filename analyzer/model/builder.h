@@ -117,6 +117,7 @@ class Builder : public LaneDomain {
   std::vector<std::string> ctxStack_;
   std::vector<unsigned> warpEpoch_;
   std::map<const clang::Expr*, int64_t> uniformLoads_;
+  std::map<const clang::ValueDecl*, uint64_t> memVersion_;  // writes recorded to each array so far
   std::vector<unsigned> guards_;  // lines of undecided conditions being walked
   std::unordered_map<const clang::Expr*, std::optional<int64_t>> folded_;
   const clang::VarDecl* loopVar_ = nullptr;

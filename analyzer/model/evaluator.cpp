@@ -69,6 +69,13 @@ Value Builder::eval(const clang::Expr* e) {
     }
     if (it->second) return constant(*it->second);
   }
+  // Floating-point literals: not known (the domain holds integers), but numbered by their value.
+  if (auto* fl = llvm::dyn_cast<clang::FloatingLiteral>(e)) {
+    Value v = unknown();
+    v.same = true;
+    v.tag.assign(N_, mix(0x464c54ull, fl->getValue().bitcastToAPInt().getZExtValue()));  // "FLT"
+    return v;
+  }
   if (auto* po = llvm::dyn_cast<clang::PseudoObjectExpr>(e)) return builtinVar(po);
   if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
     if (dre->getDecl()->getName() == "warpSize") return constant(32);
@@ -209,6 +216,7 @@ Value Builder::evalCast(const clang::CastExpr* ce) {
     case CK::CK_FloatingToBoolean: {
       Value v = eval(sub);
       v.same = uniformish(v);
+      number(v, mix(0x43415354ull, ce->getCastKind()), {&v});  // "CAST": the conversion of the same value
       v.known = false;
       return v;
     }
@@ -271,6 +279,8 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
   }
   if (!r.known) {
     if (op == BO::BO_Mul && ((a.known && !varying(a) && a.v[0] == 0) || (b.known && !varying(b) && b.v[0] == 0))) return constant(0);
+    number(r, mix(0x42494eull ^ static_cast<uint64_t>(op), reinterpret_cast<uintptr_t>(type.getCanonicalType().getAsOpaquePtr())),
+           {&a, &b});  // "BIN": the operator and the type it computes in
     return r;
   }
   bool compareUnsigned = lhsE && lhsE->getType()->isUnsignedIntegerOrEnumerationType();
@@ -373,7 +383,11 @@ Value Builder::evalUnary(const clang::UnaryOperator* uo) {
     default: break;
   }
   Value a = eval(uo->getSubExpr());
-  if (!a.known) return a;
+  if (!a.known) {
+    Value r = a;
+    number(r, mix(0x554e41ull, uo->getOpcode()), {&a});  // "UNA"
+    return r;
+  }
   Value r = a;
   r.isPtr = false;
   for (auto& x : r.v) {
@@ -414,6 +428,10 @@ Value Builder::evalConditional(const clang::AbstractConditionalOperator* co) {
   r.known = c.known && (a.known || std::find(tm.begin(), tm.end(), 1) == tm.end()) &&
             (b.known || std::find(fm.begin(), fm.end(), 1) == fm.end());
   for (unsigned t = 0; t < N_; ++t) r.v[t] = (c.known && c.v[t]) ? a.v[t] : b.v[t];
+  if (!r.known && c.known && !r.isPtr) {  // each thread's arm, numbered
+    r.tag.assign(N_, 0);
+    for (unsigned t = 0; t < N_; ++t) r.tag[t] = laneNumber(c.v[t] ? a : b, t);
+  }
   return r;
 }
 
@@ -571,6 +589,13 @@ Value Builder::readMem(const LVal& lv) {
   }
   Value r = unknown();
   r.data = true;
+  // Loaded data is numbered by where it came from: two threads loading the same address of the
+  // same memory version hold the same value.
+  if (lv.ptr.known && lv.ptr.base) {
+    uint64_t from = mix(reinterpret_cast<uintptr_t>(lv.ptr.base), memVersion_[lv.ptr.base]);
+    r.tag.assign(N_, 0);
+    for (unsigned t = 0; t < N_; ++t) r.tag[t] = mix(from, static_cast<uint64_t>(lv.ptr.v[t]));
+  }
   return r;
 }
 
@@ -598,6 +623,8 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
     a.storedKnown = true;
   }
   if (stored) a.storedSame = uniformish(*stored);
+  if (stored && !stored->known && !stored->tag.empty()) a.storedTag = stored->tag;
+  if (write && lv.ptr.base) ++memVersion_[lv.ptr.base];  // later loads see another value
   a.epoch = epoch_;
   a.warpEpoch = warpEpoch_;
   a.seq = seq_++;

@@ -26,10 +26,13 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space)
     unsigned thread;
     const Access* acc;
   };
+  // The value thread t stores, as a value number (value.h): a known value or a numbered one.
   auto storedValue = [](const Access* a, unsigned t, int64_t& v) {
-    if (!a->storedKnown) return false;
-    v = a->stored[t];
-    return true;
+    uint64_t n = 0;
+    if (a->storedKnown) n = LaneDomain::mix(0x4b4e4f574eull, static_cast<uint64_t>(a->stored[t]));
+    else if (!a->storedTag.empty()) n = a->storedTag[t];
+    v = static_cast<int64_t>(n);
+    return n != 0;
   };
   std::set<std::pair<const clang::Expr*, const clang::Expr*>> seen;
   std::vector<Entry> entries;

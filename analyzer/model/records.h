@@ -26,6 +26,7 @@ struct Access {
   std::vector<int64_t> stored;  // value written (when known), per thread
   bool storedKnown = false;
   bool storedSame = false;      // every thread writes the same value
+  std::vector<uint64_t> storedTag;  // value numbers of the value written when not known (value.h), per thread
   unsigned epoch = 0;                // block-barrier interval
   std::vector<unsigned> warpEpoch;   // per warp: warp-level syncs passed
   unsigned seq = 0;                  // program order

@@ -67,6 +67,11 @@ void LaneDomain::assignMasked(Value& dst, const Value& src) const {
   dst.ptrVolatile = src.ptrVolatile;
   dst.group = src.group;
   dst.same = false;  // threads may hold values from different assignments now
+  if (!src.tag.empty() || !dst.tag.empty()) {
+    dst.tag.resize(N_, 0);
+    for (unsigned t = 0; t < N_; ++t)
+      if (active_[t]) dst.tag[t] = src.tag.empty() ? 0 : src.tag[t];
+  }
 }
 
 void LaneDomain::truncate(Value& v, unsigned w, bool sign) const {
@@ -76,6 +81,37 @@ void LaneDomain::truncate(Value& v, unsigned w, bool sign) const {
     if (sign && (u >> (w - 1))) u |= ~((uint64_t(1) << w) - 1);
     x = static_cast<int64_t>(u);
   }
+}
+
+uint64_t LaneDomain::mix(uint64_t a, uint64_t b) {
+  // splitmix64 of the pair: well spread, so unrelated computations do not collide in practice.
+  uint64_t x = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull + (a << 6) + (a >> 2));
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x ? x : 1;
+}
+
+uint64_t LaneDomain::laneNumber(const Value& v, unsigned t) {
+  if (v.known && !v.isPtr) return mix(0x4b4e4f574eull, static_cast<uint64_t>(v.v[t]));  // "KNOWN"
+  return v.tag.empty() ? 0 : v.tag[t];
+}
+
+void LaneDomain::number(Value& r, uint64_t what, const std::vector<const Value*>& operands) const {
+  std::vector<uint64_t> tag(N_, 0);
+  bool any = false;
+  for (unsigned t = 0; t < N_; ++t) {
+    uint64_t h = what;
+    for (const Value* o : operands) {
+      uint64_t n = laneNumber(*o, t);
+      if (!n) { h = 0; break; }
+      h = mix(h, n);
+    }
+    tag[t] = h;
+    any = any || h;
+  }
+  if (any) r.tag = std::move(tag);
+  else r.tag.clear();
 }
 
 bool LaneDomain::apply(clang::BinaryOperatorKind op, const Value& a, const Value& b, bool isUnsigned,

@@ -6,6 +6,7 @@
 #include <clang/AST/OperationKinds.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,11 @@ struct Value {
   unsigned group = 0;
   // The same for every thread, even when not known (a float loaded from one address).
   bool same = false;
+  // Value numbers of values that are not known (floats, loaded data), per thread, 0 = none: two
+  // threads whose numbers are equal hold the same value, because they computed it the same way
+  // from the same loads (same address, memory not written in between) and constants. Empty when
+  // no thread has one.
+  std::vector<uint64_t> tag;
 };
 
 // Floor division (addresses can be negative when index arithmetic wraps).
@@ -74,6 +80,18 @@ class LaneDomain {
   // 0..63 and division by zero give 0. Returns false for an operator it does not evaluate.
   bool apply(clang::BinaryOperatorKind op, const Value& a, const Value& b, bool isUnsigned, bool compareUnsigned,
              Value& out) const;
+
+  // Value numbering. The number of thread t's value: its tag, or one made from the known value
+  // (0 when neither is there).
+  static uint64_t laneNumber(const Value& v, unsigned t);
+  // Numbers `r` (not known) as `what` applied to `operands`, for every thread whose operands all
+  // have numbers.
+  void number(Value& r, uint64_t what, const std::vector<const Value*>& operands) const;
+  void number(Value& r, uint64_t what, std::initializer_list<const Value*> operands) const {
+    number(r, what, std::vector<const Value*>(operands));
+  }
+  // A number for an opaque thing (an operator kind, a function, a load's base) and for data.
+  static uint64_t mix(uint64_t a, uint64_t b);
 
  protected:
   unsigned N_;
