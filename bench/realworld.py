@@ -15,6 +15,13 @@ the slowest file and the peak memory of one file. Exit status 1 if any file cras
   bench/realworld.py sample RECORDS.json [-n 100] [--seed 2026] [--out sample.tsv]
   bench/realworld.py precision JUDGED.tsv
 
+  bench/realworld.py recheck JUDGED.tsv [--base DIR] [--lint BIN] [--jobs N]
+
+`recheck` lints again, with the current binary, every `.cu` file of the benchmark folders that hold
+the judged findings (paths relative to --base, where the coverage run ran) and says which judged
+findings are still reported: precision among those that remain, false alarms gone, and (the
+number to watch) true findings lost.
+
 `sample` draws a reproducible sample of findings (at least 10 per rule) from a coverage run's
 records for judging by hand, with the messages (which quote the judged code: keep that copy out of
 the repository; bench/realworld-sample.tsv is the one drawn on 2026-11-22 without them, all 113 rows judged); `precision` prints the precision per rule once the verdicts are filled in.
@@ -196,6 +203,56 @@ def precision(args):
     return 0
 
 
+def read_judged(path):
+    rows = []
+    for i, row in enumerate(open(path)):
+        if i == 0 or not row.strip():
+            continue
+        cols = row.rstrip("\n").split("\t")
+        verdict = cols[3].strip().upper() if len(cols) > 3 else ""
+        if verdict in ("TRUE", "FALSE"):
+            rows.append((os.path.normpath(cols[0]), int(cols[1]), cols[2], verdict))
+    return rows
+
+
+def bench_folder(path):
+    """The benchmark a sampled path belongs to: HeCBench/src/NAME-cuda, or Rodinia's cuda/NAME."""
+    parts = path.split(os.sep)
+    for i, p in enumerate(parts):
+        if p.endswith("-cuda") or (i > 0 and parts[i - 1] == "cuda"):
+            return os.sep.join(parts[:i + 1])
+    return os.path.dirname(path)
+
+
+def recheck(args):
+    lint = os.path.abspath(args.lint)
+    judged = read_judged(args.judgements)
+    folders = sorted({bench_folder(p) for p, _, _, _ in judged})
+    files = [f for d in folders for f in cu_files(os.path.join(args.base, d))]
+    found = set()
+    with cf.ThreadPoolExecutor(max_workers=args.jobs) as ex:
+        for rec in ex.map(lambda f: measured(lint, f, args.timeout), files):
+            for rule, path, line, _ in rec["findings"]:
+                found.add((os.path.normpath(os.path.relpath(os.path.abspath(path), os.path.abspath(args.base))), line, rule))
+    stats = collections.defaultdict(lambda: collections.Counter())
+    for path, line, rule, verdict in judged:
+        kept = (path, line, rule) in found
+        stats[rule][("kept " if kept else "gone ") + verdict] += 1
+        if args.verbose:
+            print(f"{'kept' if kept else 'gone'} {verdict:5} {rule} {path}:{line}")
+    tot = collections.Counter()
+    print(f"{len(files)} files of {len(folders)} benchmarks linted again with {lint}")
+    for rule, c in sorted(stats.items()):
+        tot.update(c)
+        kt, kf = c["kept TRUE"], c["kept FALSE"]
+        print(f"{rule:22} remaining {kt:3} true {kf:3} false  precision {100.0 * kt / max(1, kt + kf):5.1f}%; "
+              f"false alarms gone {c['gone FALSE']}, true findings lost {c['gone TRUE']}")
+    kt, kf = tot["kept TRUE"], tot["kept FALSE"]
+    print(f"{'all':22} remaining {kt:3} true {kf:3} false  precision {100.0 * kt / max(1, kt + kf):5.1f}%; "
+          f"false alarms gone {tot['gone FALSE']}, true findings lost {tot['gone TRUE']}")
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -214,6 +271,13 @@ def main():
     s.add_argument("--out")
     q = sub.add_parser("precision", help="precision per rule from judged findings")
     q.add_argument("judgements", help="TSV: path, line, rule, verdict (TRUE/FALSE), reason, message")
+    r = sub.add_parser("recheck", help="which judged findings the current binary still reports")
+    r.add_argument("judgements", help="the judged TSV (bench/realworld-sample.tsv)")
+    r.add_argument("--base", default=".", help="folder the judged paths are relative to")
+    r.add_argument("--lint", default=DEFAULT_LINT)
+    r.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    r.add_argument("--timeout", type=float, default=120.0)
+    r.add_argument("-v", "--verbose", action="store_true", help="one line per judged finding")
     args = p.parse_args()
     if args.cmd == "coverage":
         sys.exit(coverage(args))
@@ -221,6 +285,8 @@ def main():
         sys.exit(sample(args))
     if args.cmd == "precision":
         sys.exit(precision(args))
+    if args.cmd == "recheck":
+        sys.exit(recheck(args))
 
 
 if __name__ == "__main__":
