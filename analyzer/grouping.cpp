@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -52,6 +53,14 @@ void groupRepeats(std::vector<Diagnostic>& diags) {
     unsigned lastLine = 0;
     for (size_t j : members[i]) {
       d.related.push_back(diags[j].span);
+      // The folded places' mechanical fixes stay with the finding (--fix, --export-fixes, quick fixes).
+      for (const auto& f : diags[j].fixIts) {
+        bool dup = std::any_of(d.fixIts.begin(), d.fixIts.end(), [&](const FixIt& g) {
+          return g.span.begin.file == f.span.begin.file && g.span.begin.line == f.span.begin.line &&
+                 g.span.begin.col == f.span.begin.col && g.replacement == f.replacement;
+        });
+        if (!dup) d.fixIts.push_back(f);
+      }
       unsigned ln = diags[j].span.begin.line;
       if (ln == lastLine || ln == d.span.begin.line) continue;
       lastLine = ln;
