@@ -1,5 +1,6 @@
 #include "analyzer/cli.h"
 
+#include <regex>
 #include <thread>
 
 #include "analyzer/rule_info.h"
@@ -9,6 +10,7 @@ namespace gpuopt {
 
 std::string usageText() {
   return R"(usage: gpuopt-lint [options] FILE... [-- COMPILER-ARGS]
+       gpuopt-lint lsp [options]      (language server on stdin/stdout; also --lsp)
 
 Finds CUDA performance and correctness mistakes: divergent branches, uncoalesced global access,
 shared-memory races and bank conflicts, pageable cudaMemcpy in loops, unsafe warp reductions.
@@ -26,23 +28,35 @@ Input and compiler:
 Rules:
   --list-rules            list the rules
   --explain ID            print a rule's documentation
-  --rules=ID,...          run only these rules (globs allowed)
-  --disable=ID,...        do not run these rules
+  --rules=ID,...          run only these rules (globs allowed; alias --select)
+  --disable=ID,...        do not run these rules (alias --ignore)
+  --checks=GLOB,...       clang-tidy style: globs in order, '-' disables ('-*,bank-conflict')
+  --header-filter REGEX   lint the kernels of included files whose absolute path matches REGEX
+                          (POSIX extended, searched) instead of the project's own headers; '' lints
+                          the main file only. Toolkit and Clang headers are never linted
   --config FILE           use this configuration instead of the nearest .gpuopt-lint.yaml
   --no-config             ignore .gpuopt-lint.yaml files
   --dump-config           print the effective configuration (for the first file) and exit
   --fail-on LEVEL         note|warning|error: lowest severity that makes the exit status 1
 
 Output:
-  --format FMT            text (default), json, sarif, github
+  --format FMT            text (default), json, sarif, github (alias --output-format)
   --color WHEN            auto (default), always, never
-  -q, --quiet             no summary line
+  -q, --quiet             no summary line and no progress
+  --statistics            print the number of findings per rule instead of the findings
+  --exit-zero             exit 0 even when there are findings (2 still means an input error)
+  --show-fixes            list the mechanical fixes (with --fix: the ones applied)
+  --export-fixes FILE     write findings and fixes as clang-tidy YAML for clang-apply-replacements
   --no-group              list every place of a repeated pattern (default: one finding per pattern
                           and kernel, saying "and N more like it", the others as related places)
   --fix                   apply mechanical fixes (e.g. pad a bank-conflicting shared array)
   --dry-run               with --fix: print the diff instead of writing
   -j N                    analyse N files in parallel (default: number of cores)
   --verbose               show the compiler command, compile_commands.json use and timings
+
+Editor:
+  lsp, --lsp              Language Server Protocol on stdio: diagnostics on open, change and save,
+                          quick fixes as code actions; the options above apply to every file
 
 Measured proofs (needs a CUDA GPU):
   --demo RULE|all|list    run the before/after kernels that measure a rule's penalty
@@ -73,7 +87,8 @@ std::vector<std::string> splitComma(const std::string& s) {
 }
 
 bool checkRuleList(const std::vector<std::string>& ids, const char* flag, std::string& error) {
-  for (const auto& id : ids) {
+  for (const auto& item : ids) {
+    std::string id = item[0] == '-' ? item.substr(1) : item;  // --checks: '-' disables
     bool any = false;
     for (const auto& r : allRuleInfos()) any = any || globMatch(id, r.id);
     if (!any) {
@@ -93,6 +108,7 @@ bool parseCommandLine(int argc, char** argv, CliOptions& o, std::string& error) 
 bool parseCommandLine(const std::vector<std::string>& args, CliOptions& o, std::string& error) {
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
+    if (i == 0 && a == "lsp") a = "--lsp";  // `gpuopt-lint lsp`, like `ruff server`
     std::string value;
     bool hasInline = false;
     if (a.rfind("--", 0) == 0 && a.find('=') != std::string::npos) {
@@ -130,20 +146,42 @@ bool parseCommandLine(const std::vector<std::string>& args, CliOptions& o, std::
     }
     else if (a == "--verbose" || a == "-v") { if (!flag()) return false; o.frontend.verbose = true; }
     else if (a == "-q" || a == "--quiet") { if (!flag()) return false; o.quiet = true; }
-    else if (a == "--format") {
+    else if (a == "--format" || a == "--output-format") {
       std::string f;
       if (!need(f)) return false;
       if (!parseOutputFormat(f, o.format)) { error = "unknown --format '" + f + "' (text, json, sarif, github)"; return false; }
     } else if (a == "--color") {
       if (!need(o.color)) return false;
       if (o.color != "auto" && o.color != "always" && o.color != "never") { error = "--color expects auto, always or never"; return false; }
-    } else if (a == "--rules") {
+    } else if (a == "--rules" || a == "--select") {
       std::string v;
       if (!need(v)) return false;
       o.rules = splitComma(v);
       o.rulesGiven = true;
       if (!checkRuleList(o.rules, "--rules", error)) return false;
-    } else if (a == "--disable") {
+    } else if (a == "--checks") {
+      // clang-tidy's list: globs applied in order, '-' disables ("-*,bank-conflict").
+      std::string v;
+      if (!need(v)) return false;
+      auto c = splitComma(v);
+      if (!checkRuleList(c, "--checks", error)) return false;
+      o.checks.insert(o.checks.end(), c.begin(), c.end());
+    } else if (a == "--header-filter") {
+      std::string v;
+      if (!need(v)) return false;
+      try {
+        std::regex check(v, std::regex::extended);
+      } catch (const std::regex_error& e) {
+        error = "--header-filter '" + v + "' is not a valid regular expression: " + e.what();
+        return false;
+      }
+      o.headerFilter = v;
+    } else if (a == "--export-fixes") { if (!need(o.exportFixes)) return false; }
+    else if (a == "--statistics") { if (!flag()) return false; o.statistics = true; }
+    else if (a == "--exit-zero") { if (!flag()) return false; o.exitZero = true; }
+    else if (a == "--show-fixes") { if (!flag()) return false; o.showFixes = true; }
+    else if (a == "--lsp") { if (!flag()) return false; o.lsp = true; }
+    else if (a == "--disable" || a == "--ignore") {
       std::string v;
       if (!need(v)) return false;
       auto d = splitComma(v);
@@ -193,6 +231,18 @@ bool parseCommandLine(const std::vector<std::string>& args, CliOptions& o, std::
     else o.files.push_back(args[i]);
   }
   if (o.dryRun && !o.fix) { error = "--dry-run goes with --fix"; return false; }
+  if (o.statistics && o.format != OutputFormat::Text && o.format != OutputFormat::Json) {
+    error = "--statistics prints text or json (not sarif or github)";
+    return false;
+  }
+  if (o.lsp && !o.files.empty()) {
+    error = "the language server takes no files (the editor sends them): '" + o.files.front() + "'";
+    return false;
+  }
+  if (o.lsp && (o.fix || o.statistics || !o.exportFixes.empty() || o.dumpConfig)) {
+    error = "the language server cannot be combined with --fix, --statistics, --export-fixes or --dump-config";
+    return false;
+  }
   if (o.jobs == 0) o.jobs = std::max(1u, std::thread::hardware_concurrency());
   return true;
 }

@@ -1,5 +1,6 @@
 // Command-line parsing (no Clang needed).
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ struct CliOptions {
   std::string color = "auto";
   std::vector<std::string> rules;    // --rules (ids or globs)
   std::vector<std::string> disable;  // --disable
+  std::vector<std::string> checks;   // --checks: appended to the configuration's rules list
   bool rulesGiven = false;
   unsigned blockDim[3] = {0, 0, 0};  // --block-dim (0 = not given)
   std::string configFile;            // --config
@@ -29,6 +31,13 @@ struct CliOptions {
   unsigned jobs = 0;  // 0 = number of cores
   bool gpuArchGiven = false;
   std::string failOn;  // --fail-on
+  // Conventions of other linters (clang-tidy, ruff).
+  std::string exportFixes;                 // --export-fixes FILE: clang-apply-replacements YAML
+  std::optional<std::string> headerFilter; // --header-filter REGEX (see AnalysisOptions)
+  bool statistics = false;                 // --statistics: count per rule instead of the findings
+  bool exitZero = false;                   // --exit-zero: findings do not fail the run
+  bool showFixes = false;                  // --show-fixes: list the mechanical fixes
+  bool lsp = false;                        // `gpuopt-lint lsp` / --lsp: language server on stdio
 };
 
 bool parseCommandLine(int argc, char** argv, CliOptions& o, std::string& error);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fmt/format.h>
+#include <regex>
 #include <sstream>
 
 #include "analyzer/rule_info.h"
@@ -85,6 +86,14 @@ bool loadConfigFile(const std::string& path, ResolvedOptions& out, std::string& 
       } else if (key == "exclude") {
         fs::path base = fs::path(path).parent_path();
         for (const auto& g : stringList(v, key)) out.enabledPatterns.push_back("!exclude:" + (base / g).string());
+      } else if (key == "header-filter") {
+        std::string re = v.as<std::string>();
+        try {
+          std::regex check(re, std::regex::extended);
+        } catch (const std::regex_error& e) {
+          throw YAML::RepresentationException(v.Mark(), "'header-filter' is not a valid regular expression: " + std::string(e.what()));
+        }
+        out.analysis.headerFilter = re;
       } else if (key == "options") {
         if (!v.IsMap()) throw YAML::RepresentationException(v.Mark(), "'options' must map rule ids to option maps");
         for (const auto& r : v) {
@@ -127,6 +136,7 @@ bool resolveOptions(const CliOptions& cli, const std::string& file, ResolvedOpti
     m.blockDimGiven = true;
   }
   if (!cli.failOn.empty()) parseSeverity(cli.failOn, out.failOn);
+  if (cli.headerFilter) out.analysis.headerFilter = cli.headerFilter;
   // Enabled rules: config patterns, then --rules replaces, --disable removes.
   std::vector<std::string> patterns;
   for (const auto& p : out.enabledPatterns) {
@@ -139,6 +149,7 @@ bool resolveOptions(const CliOptions& cli, const std::string& file, ResolvedOpti
     }
   }
   if (cli.rulesGiven) patterns = cli.rules;
+  patterns.insert(patterns.end(), cli.checks.begin(), cli.checks.end());
   for (const auto& d : cli.disable) patterns.push_back("-" + d);
   bool anyPositive = false;
   for (const auto& p : patterns) anyPositive = anyPositive || p[0] != '-';
@@ -175,6 +186,7 @@ std::string dumpConfig(const ResolvedOptions& r) {
   e << YAML::Key << "block-dim" << YAML::Value << YAML::Flow << YAML::BeginSeq << m.blockX << m.blockY << m.blockZ << YAML::EndSeq;
   e << YAML::Key << "gpu-arch" << YAML::Value << r.analysis.frontend.gpuArch;
   e << YAML::Key << "compiler-args" << YAML::Value << YAML::Flow << r.analysis.frontend.extraArgs;
+  if (r.analysis.headerFilter) e << YAML::Key << "header-filter" << YAML::Value << *r.analysis.headerFilter;
   e << YAML::Key << "options" << YAML::Value << YAML::BeginMap;
   for (const auto& [k, v] : m.ruleOptions) e << YAML::Key << k << YAML::Value << v;
   e << YAML::EndMap;

@@ -7,6 +7,7 @@
 //   gpu-arch: sm_90
 //   compiler-args: ["-DTILE=32"]
 //   exclude: ["third_party/*"]            # globs on paths relative to the config's folder
+//   header-filter: "/include/mylib/"      # which included files are linted (as --header-filter)
 //   options: {bank-conflict: {min-ways: 4}, uncoalesced-access: {max-efficiency: 0.25}}
 #pragma once
 #include <map>

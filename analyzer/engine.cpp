@@ -499,8 +499,18 @@ struct Parser {
                   const std::string& target = {}, const std::string& targetName = {}) {
     ParseResult res;
     res.ran = true;
-    auto base = llvm::makeIntrusiveRefCnt<LaunchChevronFS>(llvm::vfs::getRealFileSystem(),
-                                                           excludedPrefixes(resourceDir, cudaPath));
+    // Unsaved editor buffers (the language server) replace the files on disk, under the launch
+    // chevron normalisation like any file.
+    llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> real = llvm::vfs::getRealFileSystem();
+    if (!opts.overlays.empty()) {
+      auto buffers = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+      for (const auto& [path, text] : opts.overlays)
+        buffers->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(text, path));
+      auto withBuffers = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(real);
+      withBuffers->pushOverlay(buffers);
+      real = withBuffers;
+    }
+    auto base = llvm::makeIntrusiveRefCnt<LaunchChevronFS>(real, excludedPrefixes(resourceDir, cudaPath));
     auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(base);
     {  // the bundled headers (and the nvcc-compatibility header) live in memory
       auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
@@ -517,6 +527,7 @@ struct Parser {
     fs.projectRoot = !root.empty() ? root : fs::absolute(file).lexically_normal().parent_path().parent_path().string();
     fs.excluded = excludedPrefixes(resourceDir, cudaPath);
     fs.projectDirs = layoutDirs;
+    fs.headerFilter = opts.headerFilter;
     auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
     ErrorCollector errs;
     auto action = std::make_unique<LintAction>(res, opts, rules, fs, errs, layoutDirs);

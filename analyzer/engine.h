@@ -1,6 +1,8 @@
 // Runs the analysis of one input file: parse with Clang, build the kernel model, run the rules.
 #pragma once
+#include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,6 +22,13 @@ struct AnalysisOptions {
   // The other files of the run: a file that does not compile alone is analysed through one of
   // them when it includes it.
   std::vector<std::string> otherInputs;
+  // Unsaved editor buffers (the language server): absolute path -> text, read instead of the file
+  // on disk by the parse (the file itself or a header it includes).
+  std::map<std::string, std::string> overlays;
+  // --header-filter: when set, an included file is linted when its absolute path matches this
+  // POSIX extended regular expression (searched, as clang-tidy does), instead of "the project's own
+  // files"; an empty one lints the main file only. Toolkit, Clang and bundled headers never are.
+  std::optional<std::string> headerFilter;
 };
 
 struct FileAnalysis {

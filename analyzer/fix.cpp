@@ -10,13 +10,14 @@
 #include <ostream>
 #include <sstream>
 
+#include <yaml-cpp/yaml.h>
+
+#include "analyzer/output.h"
 #include "analyzer/source_cache.h"
 
 namespace gpuopt {
 
-namespace {
-// Byte offset of (line, col), 1-based.
-size_t offsetOf(const std::string& text, unsigned line, unsigned col) {
+size_t byteOffset(const std::string& text, unsigned line, unsigned col) {
   size_t off = 0;
   for (unsigned l = 1; l < line && off < text.size(); ++l) {
     size_t nl = text.find('\n', off);
@@ -25,7 +26,78 @@ size_t offsetOf(const std::string& text, unsigned line, unsigned col) {
   }
   return std::min(text.size(), off + (col ? col - 1 : 0));
 }
+
+namespace {
+size_t offsetOf(const std::string& text, unsigned line, unsigned col) { return byteOffset(text, line, col); }
+
+std::string readAll(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream ss;
+  if (in) ss << in.rdbuf();
+  return ss.str();
+}
 }  // namespace
+
+bool exportFixes(const std::string& path, const std::vector<FileResult>& results, const std::string& cwd,
+                 std::string& error) {
+  std::map<std::string, std::string> texts;  // absolute path -> contents (for byte offsets)
+  auto absolute = [&](const std::string& f) {
+    std::error_code ec;
+    return std::filesystem::weakly_canonical(std::filesystem::absolute(f, ec), ec).string();
+  };
+  auto textOf = [&](const std::string& abs) -> const std::string& {
+    auto it = texts.find(abs);
+    if (it == texts.end()) it = texts.emplace(abs, readAll(abs)).first;
+    return it->second;
+  };
+  YAML::Emitter e;
+  e << YAML::BeginDoc << YAML::BeginMap;
+  // One document for the whole run, as clang-tidy writes for several inputs.
+  e << YAML::Key << "MainSourceFile" << YAML::Value
+    << (results.size() == 1 ? absolute(results.front().file) : std::string());
+  e << YAML::Key << "Diagnostics" << YAML::Value << YAML::BeginSeq;
+  auto message = [&](const std::string& msg, const SourceSpan& at, const std::vector<FixIt>& fixes) {
+    std::string file = absolute(at.begin.file);
+    e << YAML::BeginMap;
+    e << YAML::Key << "Message" << YAML::Value << msg;
+    e << YAML::Key << "FilePath" << YAML::Value << file;
+    e << YAML::Key << "FileOffset" << YAML::Value << byteOffset(textOf(file), at.begin.line, at.begin.col);
+    e << YAML::Key << "Replacements" << YAML::Value << YAML::BeginSeq;
+    for (const auto& f : fixes) {
+      std::string ff = absolute(f.span.begin.file);
+      const std::string& t = textOf(ff);
+      size_t b = byteOffset(t, f.span.begin.line, f.span.begin.col);
+      size_t end = std::min(t.size(), byteOffset(t, f.span.endLine, f.span.endCol) + 1);
+      e << YAML::BeginMap << YAML::Key << "FilePath" << YAML::Value << ff << YAML::Key << "Offset" << YAML::Value << b
+        << YAML::Key << "Length" << YAML::Value << (end > b ? end - b : 0) << YAML::Key << "ReplacementText"
+        << YAML::Value << YAML::DoubleQuoted << f.replacement << YAML::EndMap;
+    }
+    e << YAML::EndSeq << YAML::EndMap;
+  };
+  for (const auto& r : results)
+    for (const auto& d : r.diags) {
+      e << YAML::BeginMap;
+      e << YAML::Key << "DiagnosticName" << YAML::Value << d.ruleId;
+      e << YAML::Key << "DiagnosticMessage" << YAML::Value;
+      message(d.message, d.span, d.fixIts);
+      if (!d.notes.empty()) {
+        e << YAML::Key << "Notes" << YAML::Value << YAML::BeginSeq;
+        for (const auto& n : d.notes) message(n.message, n.span, {});
+        e << YAML::EndSeq;
+      }
+      e << YAML::Key << "Level" << YAML::Value
+        << (d.severity == Severity::Error ? "Error" : d.severity == Severity::Warning ? "Warning" : "Remark");
+      e << YAML::Key << "BuildDirectory" << YAML::Value << cwd;
+      e << YAML::EndMap;
+    }
+  e << YAML::EndSeq << YAML::EndMap << YAML::EndDoc;
+  if (!e.good()) { error = std::string("cannot write --export-fixes: ") + e.GetLastError(); return false; }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << e.c_str() << "\n";
+  out.flush();
+  if (!out) { error = "cannot write --export-fixes file '" + path + "'"; return false; }
+  return true;
+}
 
 std::string applyFixesToText(const std::string& text, const std::vector<Diagnostic>& diags, unsigned* applied) {
   std::map<size_t, std::pair<size_t, std::string>> edits;  // begin -> (end exclusive, replacement)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -125,6 +126,41 @@ void writeJson(std::ostream& os, const std::vector<FileResult>& results, const O
     files.push_back(std::move(f));
   }
   os << json{{"tool", "gpuopt-lint"}, {"version", oc.toolVersion}, {"files", files}}.dump(2) << "\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// --statistics
+void writeStatistics(std::ostream& os, const std::vector<FileResult>& results, bool asJson) {
+  struct Count {
+    size_t n = 0, fixable = 0;
+  };
+  std::map<std::string, Count> counts;
+  for (const auto& r : results)
+    for (const auto& d : r.diags) {
+      auto& c = counts[d.ruleId];
+      ++c.n;
+      if (!d.fixIts.empty()) ++c.fixable;
+    }
+  std::vector<std::pair<std::string, Count>> rows(counts.begin(), counts.end());
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.n > b.second.n; });
+  auto summary = [](const std::string& id) {
+    const RuleInfo* info = findRuleInfo(id);
+    return info ? std::string(info->summary) : std::string();
+  };
+  if (asJson) {
+    json out = json::array();
+    for (const auto& [id, c] : rows)
+      out.push_back({{"code", id}, {"count", c.n}, {"fixable", c.fixable}, {"summary", summary(id)}});
+    os << out.dump(2) << "\n";
+    return;
+  }
+  size_t width = 0;
+  for (const auto& [id, c] : rows) width = std::max(width, id.size());
+  for (const auto& [id, c] : rows) {
+    std::string n = std::to_string(c.n);
+    os << std::string(n.size() < 5 ? 5 - n.size() : 0, ' ') << n << "  " << id << std::string(width - id.size(), ' ')
+       << "  " << (c.fixable == c.n ? "[*] " : "    ") << summary(id) << "\n";
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

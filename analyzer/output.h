@@ -20,6 +20,9 @@ struct FileResult {
   std::string includer;  // the file it was analysed through, when it does not compile alone
 };
 
+// Where the rule docs are published (SARIF helpUri, the language server's codeDescription).
+inline constexpr const char* kDocsBaseUri = "https://github.com/gpuopt-lint/gpuopt-lint/blob/main/docs/rules/";
+
 struct OutputContext {
   bool color = false;
   std::string cwd;          // SARIF/JSON/GitHub paths are made relative to it
@@ -34,6 +37,10 @@ void writeText(std::ostream& os, const std::vector<FileResult>& results, const O
 void writeJson(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc);
 void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc);
 void writeGithub(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc);
+
+// --statistics (ruff): findings counted per rule, most frequent first; "[*]" marks rules whose
+// findings here all have a mechanical fix (--fix). Text or JSON.
+void writeStatistics(std::ostream& os, const std::vector<FileResult>& results, bool json);
 
 // GitHub workflow-command escaping (exposed for tests).
 std::string githubEscapeData(std::string_view s);

@@ -24,6 +24,17 @@ bool under(const std::string& path, const std::string& dir) {
 }
 }  // namespace
 
+LintedFiles::LintedFiles(const clang::SourceManager& sm, Settings s) : sm_(sm), s_(std::move(s)) {
+  // Validated when the options were read (resolveOptions); an invalid one here lints no header.
+  if (s_.headerFilter && !s_.headerFilter->empty()) {
+    try {
+      headerFilter_.emplace(*s_.headerFilter, std::regex::extended | std::regex::nosubs);
+    } catch (const std::regex_error&) {
+      s_.headerFilter = std::string();
+    }
+  }
+}
+
 bool LintedFiles::containsFile(clang::FileID fid) const {
   if (fid.isInvalid()) return false;
   auto [it, fresh] = cache_.try_emplace(fid.getHashValue(), false);
@@ -39,6 +50,13 @@ bool LintedFiles::containsFile(clang::FileID fid) const {
     linted = true;
   } else if (entry) {
     std::string path = absoluteNormal(entry->getName());
+    if (s_.headerFilter) {
+      // --header-filter: the regex alone says which included files are linted.
+      linted = headerFilter_ && std::regex_search(path, *headerFilter_);
+      for (const auto& ex : s_.excluded) linted = linted && !under(path, ex);
+      it->second = linted;
+      return linted;
+    }
     bool projectDir = false;
     for (const auto& d : s_.projectDirs) projectDir = projectDir || under(path, d);
     linted = (projectDir || !clang::SrcMgr::isSystem(sm_.getFileCharacteristic(sm_.getLocForStartOfFile(fid)))) &&

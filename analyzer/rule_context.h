@@ -4,6 +4,8 @@
 #include <clang/Basic/SourceManager.h>
 
 #include <map>
+#include <optional>
+#include <regex>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -30,8 +32,11 @@ class LintedFiles {
     // Project folders searched with -idirafter (projectLayoutIncludeDirs): Clang counts headers
     // found there as system headers, but they are the project's own.
     std::vector<std::string> projectDirs;
+    // --header-filter (AnalysisOptions::headerFilter): replaces the project-root test for included
+    // files when set.
+    std::optional<std::string> headerFilter;
   };
-  LintedFiles(const clang::SourceManager& sm, Settings s) : sm_(sm), s_(std::move(s)) {}
+  LintedFiles(const clang::SourceManager& sm, Settings s);
   bool contains(clang::SourceLocation loc) const;
   bool containsFile(clang::FileID fid) const;
   // Whether the file is in the translation unit's own code (main file or linted): traversal scope.
@@ -44,6 +49,7 @@ class LintedFiles {
  private:
   const clang::SourceManager& sm_;
   Settings s_;
+  std::optional<std::regex> headerFilter_;
   mutable std::unordered_map<unsigned, bool> cache_;
 };
 

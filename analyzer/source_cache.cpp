@@ -30,6 +30,8 @@ const std::vector<std::string>& SourceCache::lines(const std::string& file) {
   return cache_.emplace(file, splitLines(ss.str())).first->second;
 }
 
+void SourceCache::setText(const std::string& file, const std::string& text) { cache_[file] = splitLines(text); }
+
 std::string SourceCache::line(const std::string& file, unsigned lineNo) {
   const auto& ls = lines(file);
   if (lineNo == 0 || lineNo > ls.size()) return {};

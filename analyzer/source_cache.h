@@ -11,6 +11,8 @@ class SourceCache {
   // Lines of `file` (without newline); empty if unreadable.
   const std::vector<std::string>& lines(const std::string& file);
   std::string line(const std::string& file, unsigned lineNo);
+  // Uses `text` for `file` instead of reading it (an unsaved editor buffer).
+  void setText(const std::string& file, const std::string& text);
 
  private:
   std::map<std::string, std::vector<std::string>> cache_;

@@ -15,6 +15,7 @@
 
 #include "analyzer/cli.h"
 #include "analyzer/embedded_docs.h"
+#include "analyzer/progress.h"
 #include "analyzer/rule_info.h"
 #include "analyzer/suppression.h"
 #if GPUOPT_HAVE_CLANG
@@ -25,6 +26,8 @@
 #include "analyzer/grouping.h"
 #include "analyzer/output.h"
 #include "analyzer/engine.h"
+#include "analyzer/lint.h"
+#include "analyzer/lsp_server.h"
 #include "analyzer/rule.h"
 #endif
 #if GPUOPT_HAVE_CUDA
@@ -97,6 +100,7 @@ int main(int argc, char** argv) {
                "--list-rules and --explain only. Build with clang-22/libclang-cpp22-dev to lint files.\n";
   return 2;
 #else
+  if (o.lsp) return runLanguageServer(o, std::cin, std::cout, std::cerr, GPUOPT_VERSION);
   std::error_code ec;
   std::string cwd = std::filesystem::current_path(ec).string();
   // Whole-project run: `-p DIR` and no files lints every CUDA translation unit of the database.
@@ -146,12 +150,15 @@ int main(int argc, char** argv) {
   std::string cudaPath = findCudaPath(o.frontend, &cudaLog);
   if (o.frontend.verbose)
     for (const auto& l : cudaLog) std::cerr << "gpuopt-lint: " << l << "\n";
-  auto rules = registerAllRules();
+  LintEnvironment env;
+  env.rules = registerAllRules();
+  env.resourceDir = resourceDir;
+  env.cudaPath = cudaPath;
 
   // Progress on a terminal for runs of several files (never on a pipe or a file).
-  bool progress = o.files.size() > 1 && isatty(STDERR_FILENO) && !o.quiet;
-  std::mutex progressMutex;
-  size_t done = 0;
+  Progress progress(std::cerr, o.files.size(),
+                    progressWanted(o.files.size(), isatty(STDERR_FILENO), o.quiet, std::getenv("TERM")),
+                    terminalWidth(STDERR_FILENO));
   std::vector<std::vector<std::string>> logs(o.files.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
@@ -162,33 +169,15 @@ int main(int argc, char** argv) {
         results[i].file = o.files[i];
         continue;
       }
-      if (progress) {
-        std::lock_guard<std::mutex> lock(progressMutex);
-        std::cerr << fmt::format("\r\033[K[{}/{}] {}", done + 1, o.files.size(), o.files[i]) << std::flush;
-      }
-      FileAnalysis fa = analyzeFile(o.files[i], ro.analysis, rules, resourceDir, cudaPath);
+      progress.started(o.files[i]);
       SourceCache sc;
-      // NOLINT comments of each file a finding is in (the file itself, or a header it includes).
-      std::set<std::string> files;
-      for (const auto& d : fa.result.diags) files.insert(d.span.begin.file);
-      files.erase(o.files[i]);
-      applySuppressions(o.files[i], sc.lines(o.files[i]), fa.result.diags);
-      for (const auto& f : files) {
-        Suppressions s(f, sc.lines(f));
-        std::erase_if(fa.result.diags, [&](const Diagnostic& d) { return d.span.begin.file == f && s.suppresses(d); });
-      }
-      applySeverities(ro, fa.result.diags);
-      if (!o.noGroup) groupRepeats(fa.result.diags);
-      assignFingerprints(fa.result.diags, sc);
+      FileAnalysis fa = lintFile(o.files[i], ro, env, !o.noGroup, sc);
       results[i] = std::move(fa.result);
       logs[i] = std::move(fa.log);
       if (o.frontend.verbose)
         logs[i].push_back(fmt::format("{}: parse {:.1f} ms, analysis {:.1f} ms, {} kernels", o.files[i], fa.parseMs,
                                       fa.analysisMs, fa.kernels));
-      if (progress) {
-        std::lock_guard<std::mutex> lock(progressMutex);
-        ++done;
-      }
+      progress.finished(o.files[i]);
     }
   };
   unsigned jobs = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(o.files.size())));
@@ -196,7 +185,7 @@ int main(int argc, char** argv) {
   for (unsigned j = 1; j < jobs; ++j) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
-  if (progress) std::cerr << "\r\033[K" << std::flush;
+  progress.clear();
   if (o.frontend.verbose)
     for (auto& l : logs)
       for (auto& line : l) std::cerr << "gpuopt-lint: " << line << "\n";
@@ -212,7 +201,17 @@ int main(int argc, char** argv) {
       });
   }
 
+  // --export-fixes: clang-tidy's YAML for clang-apply-replacements (before --fix changes the files).
+  if (!o.exportFixes.empty()) {
+    std::string ferr;
+    if (!exportFixes(o.exportFixes, results, cwd, ferr)) {
+      std::cerr << "gpuopt-lint: error: " << ferr << "\n";
+      return 2;
+    }
+  }
+
   // --fix: apply mechanical fixes.
+  std::vector<std::pair<std::string, std::string>> fixed;  // --show-fixes with --fix: (file, rule)
   if (o.fix) {
     for (auto& r : results) {
       // Fixes are applied file by file (a finding can be in a header the input includes).
@@ -222,6 +221,7 @@ int main(int argc, char** argv) {
       for (const auto& [file, diags] : byFile) {
         std::string ferr;
         if (!applyFixes(file, diags, o.dryRun, std::cout, ferr)) r.errors.push_back({file, ferr});
+        else for (const auto& d : diags) fixed.emplace_back(file, d.ruleId);
       }
     }
   }
@@ -229,15 +229,40 @@ int main(int argc, char** argv) {
   OutputContext oc;
   oc.cwd = cwd;
   oc.toolVersion = GPUOPT_VERSION;
-  oc.docsBaseUri = "https://github.com/gpuopt-lint/gpuopt-lint/blob/main/docs/rules/";
+  oc.docsBaseUri = kDocsBaseUri;
   oc.color = o.color == "always" || (o.color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
   SourceCache sources;
-  if (!(o.fix && o.dryRun)) {
+  if (o.statistics) {
+    writeStatistics(std::cout, results, o.format == OutputFormat::Json);
+  } else if (!(o.fix && o.dryRun)) {
     switch (o.format) {
       case OutputFormat::Text: writeText(std::cout, results, oc, sources); break;
       case OutputFormat::Json: writeJson(std::cout, results, oc); break;
       case OutputFormat::Sarif: writeSarif(std::cout, results, oc); break;
       case OutputFormat::Github: writeGithub(std::cout, results, oc); break;
+    }
+  }
+  if (o.showFixes && o.format == OutputFormat::Text) {
+    if (o.fix && !o.dryRun) {
+      // ruff's --show-fixes: what was fixed, per file and rule.
+      std::map<std::string, std::map<std::string, size_t>> byFile;
+      for (const auto& [file, rule] : fixed) ++byFile[file][rule];
+      std::cout << fmt::format("Fixed {} finding{}:\n", fixed.size(), fixed.size() == 1 ? "" : "s");
+      for (const auto& [file, rules] : byFile) {
+        std::cout << "- " << file << ":\n";
+        for (const auto& [rule, n] : rules) std::cout << fmt::format("    {} x {}\n", n, rule);
+      }
+    } else if (!o.fix) {
+      // Without --fix: the edits --fix would make, as a diff.
+      std::map<std::string, std::vector<Diagnostic>> byFile;
+      for (const auto& r : results)
+        for (const auto& d : r.diags)
+          if (!d.fixIts.empty()) byFile[d.span.begin.file].push_back(d);
+      std::cout << (byFile.empty() ? "No finding has a mechanical fix.\n" : "Fixes (apply with --fix):\n");
+      for (const auto& [file, diags] : byFile) {
+        std::string ferr;
+        if (!applyFixes(file, diags, true, std::cout, ferr)) std::cerr << "gpuopt-lint: error: " << file << ": " << ferr << "\n";
+      }
     }
   }
   bool anyError = configError;
@@ -247,7 +272,7 @@ int main(int argc, char** argv) {
     for (const auto& d : results[i].diags)
       if (meetsFailThreshold(perFile[i], d)) anyFinding = true;
   }
-  if (o.format == OutputFormat::Text && !o.quiet) {
+  if (o.format == OutputFormat::Text && !o.quiet && !o.statistics) {
     size_t n = 0, files = 0, kernels = 0;
     std::vector<std::string> noKernel;
     for (const auto& r : results) {
@@ -269,6 +294,7 @@ int main(int argc, char** argv) {
                                noKernel.size() == 1 ? "" : "s", list);
     }
   }
-  return anyError ? 2 : anyFinding ? 1 : 0;
+  // --exit-zero (ruff): findings never fail the run; inputs that could not be analysed still do.
+  return anyError ? 2 : anyFinding && !o.exitZero ? 1 : 0;
 #endif
 }

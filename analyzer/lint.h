@@ -1,0 +1,25 @@
+// One input from file to reportable findings: the analysis (analyzeFile), then NOLINT comments,
+// per-rule severities, grouping of repeats and fingerprints. The command line and the language
+// server both lint through here, so an editor shows what `gpuopt-lint FILE` prints.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analyzer/config.h"
+#include "analyzer/engine.h"
+#include "analyzer/source_cache.h"
+
+namespace gpuopt {
+
+struct LintEnvironment {
+  std::vector<std::unique_ptr<Rule>> rules;
+  std::string resourceDir, cudaPath;
+};
+
+// `sources` must hold the text the analysis saw (setText for unsaved buffers): NOLINT comments and
+// fingerprints are read from it.
+FileAnalysis lintFile(const std::string& file, const ResolvedOptions& opts, const LintEnvironment& env,
+                      bool group, SourceCache& sources);
+
+}  // namespace gpuopt
