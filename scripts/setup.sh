@@ -6,6 +6,9 @@ pkgs=(cmake make g++ clang-22 libclang-22-dev llvm-22-dev libclang-cpp22-dev lib
       libgtest-dev libyaml-cpp-dev nlohmann-json3-dev)
 # Tools the ecosystem tests drive for real (pre-commit hook test, SARIF validation).
 pkgs+=(pre-commit git)
+# The editor and toolchain tests: Neovim's LSP client, clang-apply-replacements, the .deb (dpkg-dev:
+# dpkg-shlibdeps computes its Depends).
+pkgs+=(neovim clang-tools-22 dpkg-dev python3)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
