@@ -86,6 +86,14 @@ void AllocInLoopRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) {
             ev.nestedLoop == own->nestedLoop && sameTarget(ctx, alloc, ev.call))
           free = &ev;
       if (!free) continue;
+      // A loop of kernel launches inside the iteration (a benchmark's repeat loop per problem size)
+      // amortises the allocation: the iteration is a sweep step, not one unit of work.
+      bool amortised = false;
+      for (const auto& ev : events)
+        if ((ev.kind == HostEvent::Launch || ev.kind == HostEvent::Library) && ev.nestedLoop &&
+            ev.nestedLoop != own->nestedLoop)
+          amortised = true;
+      if (amortised) continue;
       std::optional<int64_t> trips = tripCount(ctx, site.loop);
       std::string buf = spelled(ctx, target(alloc));
       if (buf.empty()) buf = rc.text(target(alloc));

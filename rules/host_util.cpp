@@ -528,7 +528,8 @@ struct Walker {
     if (frees.count(name)) return HostEvent::Free;
     if (startsWith(name, "cudaMemset")) return HostEvent::Memset;
     std::string q = fd ? fd->getQualifiedNameAsString() : std::string();
-    for (const char* p : {"cublas", "cufft", "cusparse", "cusolver", "curandGenerate", "nccl", "cudnn", "thrust::", "cub::"})
+    for (const char* p : {"cublas", "cufft", "cusparse", "cusolver", "curandGenerate", "nccl", "cudnn", "thrust::", "cub::",
+                          "MPI_"})
       if (startsWith(name, p) || startsWith(q, p)) return HostEvent::Library;
     enter = fd && fd->getDefinition() && fd->getDefinition()->hasBody() && !fd->hasAttr<CUDAGlobalAttr>() &&
             !ctx.getSourceManager().isInSystemHeader(fd->getDefinition()->getLocation());

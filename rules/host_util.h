@@ -102,6 +102,7 @@ bool isDefaultStream(clang::ASTContext& ctx, const clang::Expr* stream);
 // The CUDA work of one loop iteration, in program order, following calls into functions defined
 // in the translation unit (at most `depth` levels). Lambdas are not entered.
 struct HostEvent {
+  // Library: device work or communication through a library (cuBLAS, cuFFT, thrust, NCCL, MPI, ...).
   enum Kind { Copy, Launch, Sync, Alloc, Free, Memset, Library, Call } kind;
   const clang::CallExpr* call = nullptr;
   std::vector<const clang::CallExpr*> via;  // helper calls from the loop body inwards
