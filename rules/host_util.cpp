@@ -513,6 +513,11 @@ struct Walker {
     }
     const FunctionDecl* fd = c->getDirectCallee();
     name = calleeName(c);
+    // A call through a function pointer may launch anything: count it as device work.
+    if (!fd && !isa<CXXPseudoDestructorExpr>(c->getCallee()->IgnoreParenImpCasts()) && !c->isTypeDependent()) {
+      name = "an indirect call";
+      return HostEvent::Library;
+    }
     static const std::set<std::string> launches = {"cudaLaunchKernel", "cudaLaunchCooperativeKernel", "cudaGraphLaunch",
                                                    "cuLaunchKernel", "cudaLaunchKernelEx"};
     static const std::set<std::string> syncs = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaThreadSynchronize",
