@@ -86,11 +86,11 @@ void AllocInLoopRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) {
             ev.nestedLoop == own->nestedLoop && sameTarget(ctx, alloc, ev.call))
           free = &ev;
       if (!free) continue;
-      // A loop of kernel launches inside the iteration (a benchmark's repeat loop per problem size)
+      // A loop of kernel launches (or copies) inside the iteration (a benchmark's repeat loop per problem size)
       // amortises the allocation: the iteration is a sweep step, not one unit of work.
       bool amortised = false;
       for (const auto& ev : events)
-        if ((ev.kind == HostEvent::Launch || ev.kind == HostEvent::Library) && ev.nestedLoop &&
+        if ((ev.kind == HostEvent::Launch || ev.kind == HostEvent::Library || ev.kind == HostEvent::Copy) && ev.nestedLoop &&
             ev.nestedLoop != own->nestedLoop)
           amortised = true;
       if (amortised) continue;
