@@ -194,6 +194,9 @@ const std::vector<DemoInfo>& list() {
       {"unsafe-warp-reduce", "last-warp unroll: plain, volatile, __syncwarp, __shfl_down_sync (wrong results, time)"},
       {"pageable-memcpy", "pageable vs pinned copies, many small copies vs one batched copy"},
       {"barrier-divergence", "why there is no timing demo (undefined behaviour); what compute-sanitizer reports"},
+      {"unbatched-memcpy", "16 MiB from pinned memory in one copy vs 4096 x 4 KiB copies, chunk-size sweep"},
+      {"serialized-transfers", "copy in, kernel, copy out: serial loop vs 16 chunks over 4 streams; overlap, copy engines"},
+      {"alloc-in-loop", "cudaMalloc/cudaFree per iteration vs one allocation vs cudaMallocAsync; cudaMallocHost per iteration"},
       {"reduction", "the lectures' reduction ladder reduce0..reduce6 plus a shuffle version, at 2^24 and 2^20"},
   };
   return l;
@@ -219,6 +222,9 @@ int run(const std::string& name, bool json, std::ostream& out, std::ostream& err
       else if (d.name == "unsafe-warp-reduce") rs = demoWarpReduce();
       else if (d.name == "pageable-memcpy") rs = demoPageable();
       else if (d.name == "barrier-divergence") rs = demoBarrierDivergence();
+      else if (d.name == "unbatched-memcpy") rs = demoUnbatched();
+      else if (d.name == "serialized-transfers") rs = demoSerialized();
+      else if (d.name == "alloc-in-loop") rs = demoAllocInLoop();
       else if (d.name == "reduction") rs = demoReduction();
       for (const auto& r : rs) {
         for (const auto& row : r.rows)

@@ -103,6 +103,9 @@ std::vector<Report> demoMissingSync();
 std::vector<Report> demoWarpReduce();
 std::vector<Report> demoPageable();
 std::vector<Report> demoBarrierDivergence();
+std::vector<Report> demoUnbatched();
+std::vector<Report> demoSerialized();
+std::vector<Report> demoAllocInLoop();
 std::vector<Report> demoReduction();
 
 }  // namespace gpuopt::demos

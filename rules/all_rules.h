@@ -4,11 +4,14 @@
 
 #include "rules/bank_conflict.h"
 #include "rules/barrier_divergence.h"
+#include "rules/alloc_in_loop.h"
 #include "rules/compile_error.h"
 #include "rules/divergent_branch.h"
 #include "rules/missing_syncthreads.h"
 #include "rules/pageable_memcpy.h"
+#include "rules/serialized_transfers.h"
 #include "rules/uncoalesced_access.h"
+#include "rules/unbatched_memcpy.h"
 #include "rules/unsafe_warp_reduce.h"
 
 namespace gpuopt {
@@ -28,6 +31,9 @@ void forEachRuleType(F&& f) {
   f(RuleTag<PageableMemcpyRule>{});
   f(RuleTag<UnsafeWarpReduceRule>{});
   f(RuleTag<BarrierDivergenceRule>{});
+  f(RuleTag<UnbatchedMemcpyRule>{});
+  f(RuleTag<SerializedTransfersRule>{});
+  f(RuleTag<AllocInLoopRule>{});
   f(RuleTag<CompileErrorRule>{});  // the compiler's own errors (reported by the engine)
 }
 

@@ -17,6 +17,13 @@ std::string measuredImpact(std::string_view id) {
                           "pageable-memcpy"},
       {"unsafe-warp-reduce", "measured on H100: the plain-pointer tail gave wrong sums in 20 of 20 runs; see --demo "
                              "unsafe-warp-reduce"},
+      // The host transfer demos: same machine and driver, 2026-11-23 (docs/measurements.md).
+      {"unbatched-memcpy", "measured on H100: 4096 pinned 4 KiB copies 96x slower than one 16 MiB copy, 7.4 us each; "
+                           "see --demo unbatched-memcpy"},
+      {"serialized-transfers", "measured on H100: the serial chunk loop 2.2x slower than 16 chunks over 4 streams; see "
+                               "--demo serialized-transfers"},
+      {"alloc-in-loop", "measured on H100: cudaMalloc+cudaFree per iteration 11x slower than one allocation (69 us a "
+                        "pair), cudaMallocHost+cudaFreeHost 1.3 ms a pair; see --demo alloc-in-loop"},
       {"missing-syncthreads", "measured on H100: the lectures' shift kernel gave wrong results in 20 of 20 runs; see "
                               "--demo missing-syncthreads"},
   };

@@ -8,40 +8,17 @@
 #include <fmt/format.h>
 
 #include "analyzer/rule_context.h"
+#include "rules/host_util.h"
 
 namespace gpuopt {
 namespace {
 
 using namespace clang;
 using namespace clang::ast_matchers;
-
-const Expr* strip(const Expr* e) {
-  while (e) {
-    e = e->IgnoreParenImpCasts();
-    if (auto* c = dyn_cast<ExplicitCastExpr>(e)) { e = c->getSubExpr(); continue; }
-    if (auto* u = dyn_cast<UnaryOperator>(e); u && (u->getOpcode() == UO_AddrOf || u->getOpcode() == UO_Deref)) {
-      e = u->getSubExpr();
-      continue;
-    }
-    // An element of an array of pointers (h[i] with float* h[4]) is a pointer whose storage we do
-    // not know: stop there. Elements of data arrays lead to the array itself.
-    if (auto* a = dyn_cast<ArraySubscriptExpr>(e)) {
-      if (a->getType()->isPointerType()) break;
-      e = a->getBase();
-      continue;
-    }
-    if (auto* b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub)) {
-      e = b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS();
-      continue;
-    }
-    if (auto* op = dyn_cast<CXXOperatorCallExpr>(e); op && op->getOperator() == OO_Subscript) {
-      e = op->getArg(0);
-      continue;
-    }
-    break;
-  }
-  return e;
-}
+using host::calleeName;
+using host::enclosingFunction;
+using host::enclosingLoop;
+using host::strip;
 
 enum class Origin { Unknown, Pageable, Pinned, Device, Param };
 
@@ -57,11 +34,6 @@ bool isStdContainer(QualType t, const char* which) {
   t = t.getNonReferenceType();
   if (auto* rd = t->getAsCXXRecordDecl()) return rd->getQualifiedNameAsString() == std::string("std::") + which;
   return false;
-}
-
-std::string calleeName(const CallExpr* c) {
-  if (auto* fd = c->getDirectCallee()) return fd->getNameAsString();
-  return {};
 }
 
 // Finds how `vd` was allocated inside `scope` (a function body or the TU).
@@ -119,48 +91,6 @@ class AllocFinder : public RecursiveASTVisitor<AllocFinder> {
   std::string how;
   SourceRange where;
 };
-
-const FunctionDecl* enclosingFunction(ASTContext& ctx, const Stmt* s) {
-  DynTypedNodeList parents = ctx.getParents(*s);
-  while (!parents.empty()) {
-    if (auto* fd = parents[0].get<FunctionDecl>()) return fd;
-    if (auto* st = parents[0].get<Stmt>()) parents = ctx.getParents(*st);
-    else if (auto* d = parents[0].get<Decl>()) parents = ctx.getParents(*d);
-    else break;
-  }
-  return nullptr;
-}
-
-// Whether a loop can run its body more than once. `do { ... } while (0)` (the error-check macro
-// idiom, CHECK(cudaMemcpy(...))) runs it once; a loop whose condition is constant false, never.
-bool canRepeat(ASTContext& ctx, const Stmt* loop) {
-  const Expr* cond = nullptr;
-  if (auto* d = dyn_cast<DoStmt>(loop)) cond = d->getCond();
-  else if (auto* w = dyn_cast<WhileStmt>(loop)) cond = w->getCond();
-  else if (auto* f = dyn_cast<ForStmt>(loop)) cond = f->getCond();
-  if (!cond || cond->isValueDependent()) return true;
-  bool value = true;
-  return !cond->EvaluateAsBooleanCondition(value, ctx) || value;
-}
-
-// The innermost loop around `s` inside its function that can run more than once, or null.
-const Stmt* enclosingLoop(ASTContext& ctx, const Stmt* s) {
-  DynTypedNodeList parents = ctx.getParents(*s);
-  while (!parents.empty()) {
-    if (auto* st = parents[0].get<Stmt>()) {
-      if ((isa<ForStmt>(st) || isa<WhileStmt>(st) || isa<DoStmt>(st) || isa<CXXForRangeStmt>(st)) && canRepeat(ctx, st))
-        return st;
-      parents = ctx.getParents(*st);
-    } else if (parents[0].get<FunctionDecl>() || parents[0].get<LambdaExpr>()) {
-      return nullptr;
-    } else if (auto* d = parents[0].get<Decl>()) {
-      parents = ctx.getParents(*d);
-    } else {
-      break;
-    }
-  }
-  return nullptr;
-}
 
 Trace traceHostPointer(ASTContext& ctx, const Expr* arg, const Stmt* at) {
   Trace tr;
@@ -334,6 +264,7 @@ bool describeCopy(ASTContext& ctx, const CallExpr* call, CopyCall& cc) {
 }  // namespace
 
 void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) {
+  const host::CallIndex index(ctx);
   auto copies = match(callExpr(callee(functionDecl(hasAnyName("cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpy2D",
                                                               "cudaMemcpy2DAsync", "cudaMemcpy3D", "cudaMemcpy3DAsync"))))
                           .bind("copy"),
@@ -379,12 +310,8 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
         const FunctionDecl* helper = dyn_cast<FunctionDecl>(tr.param->getDeclContext());
         if (!helper) continue;
         unsigned idx = tr.param->getFunctionScopeIndex();
-        auto calls = match(callExpr(callee(functionDecl(equalsNode(helper->getCanonicalDecl())))).bind("c"), ctx);
-        auto calls2 = match(callExpr(callee(functionDecl(hasName(helper->getNameAsString())))).bind("c"), ctx);
-        calls.insert(calls.end(), calls2.begin(), calls2.end());
         std::set<const CallExpr*> done;
-        for (const auto& cn : calls) {
-          const auto* hc = cn.getNodeAs<CallExpr>("c");
+        for (const CallExpr* hc : index.callsOf(helper)) {
           if (!done.insert(hc).second || hc->getNumArgs() <= idx || hc->containsErrors()) continue;
           const FunctionDecl* callee = hc->getDirectCallee();
           if (!callee || callee->getCanonicalDecl() != helper->getCanonicalDecl()) continue;

@@ -99,6 +99,8 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t w, size_t h, cudaMemcpyKind kind, cudaStream_t s = 0);
 cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p);
 cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t s = 0);
+cudaError_t cudaMallocAsync(void** p, size_t n, cudaStream_t s);
+cudaError_t cudaFreeAsync(void* p, cudaStream_t s);
 cudaError_t cudaMemset(void* p, int v, size_t n);
 cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t s = 0);
 cudaError_t cudaDeviceSynchronize(void);
@@ -150,6 +152,9 @@ template <class T> inline cudaError_t cudaHostAlloc(T** p, size_t n, unsigned in
 template <class T> inline cudaError_t cudaMallocManaged(T** p, size_t n, unsigned int f = cudaMemAttachGlobal) { return cudaMallocManaged((void**)p, n, f); }
 template <class T> inline cudaError_t cudaMemcpyToSymbol(const T& sym, const void* src, size_t n, size_t off = 0, cudaMemcpyKind k = cudaMemcpyHostToDevice);
 template <class T> inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& sym, size_t n, size_t off = 0, cudaMemcpyKind k = cudaMemcpyDeviceToHost);
+template <class T> inline cudaError_t cudaMemcpyToSymbolAsync(const T& sym, const void* src, size_t n, size_t off = 0, cudaMemcpyKind k = cudaMemcpyHostToDevice, cudaStream_t s = 0);
+template <class T> inline cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& sym, size_t n, size_t off = 0, cudaMemcpyKind k = cudaMemcpyDeviceToHost, cudaStream_t s = 0);
+template <class T> inline cudaError_t cudaMallocAsync(T** p, size_t n, cudaStream_t s) { return cudaMallocAsync((void**)p, n, s); }
 
 // Device intrinsics.
 // Device-side launches (dynamic parallelism, -fgpu-rdc): what Clang lowers `k<<<g, b>>>()` to.

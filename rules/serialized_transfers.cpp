@@ -1,0 +1,105 @@
+#include "rules/serialized_transfers.h"
+
+#include <clang/ASTMatchers/ASTMatchFinder.h>
+#include <clang/ASTMatchers/ASTMatchers.h>
+#include <fmt/format.h>
+
+#include "analyzer/rule_context.h"
+#include "rules/host_util.h"
+#include "rules/unbatched_memcpy.h"
+
+namespace gpuopt {
+namespace {
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using namespace gpuopt::host;
+
+std::string functionName(const FunctionDecl* fd) { return fd ? fd->getNameAsString() : std::string("the kernel"); }
+
+}  // namespace
+
+void SerializedTransfersRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) {
+  // Copies that are all below the small-copy threshold (a flag, a counter) have nothing to hide
+  // behind a kernel; option `small-bytes`, the same default as unbatched-memcpy's.
+  const int64_t small =
+      static_cast<int64_t>(rc.option(kInfo, "small-bytes", static_cast<double>(UnbatchedMemcpyRule::kSmallBytes)));
+  auto loops = match(stmt(anyOf(forStmt(), whileStmt(), doStmt(), cxxForRangeStmt())).bind("loop"), ctx);
+  std::set<const Stmt*> done;
+  for (const auto& node : loops) {
+    const Stmt* loop = node.getNodeAs<Stmt>("loop");
+    if (!done.insert(loop).second || !rc.inLintedFile(loop->getBeginLoc()) || !canRepeat(ctx, loop)) continue;
+    if (const FunctionDecl* fn = enclosingFunction(ctx, loop); !fn || fn->hasAttr<CUDAGlobalAttr>() ||
+                                                                 fn->hasAttr<CUDADeviceAttr>() && !fn->hasAttr<CUDAHostAttr>())
+      continue;
+    auto events = iterationEvents(ctx, loop);
+    // Only work the iteration always does, outside loops nested in it (those are judged alone).
+    auto counts = [&](const HostEvent& e) { return !e.conditional && !e.nestedLoop; };
+    auto big = [&](const HostEvent& e) {
+      auto b = copyBytes(ctx, e.copy);
+      if (!b && e.copy.bytes && !e.copy.rows) b = constInt(ctx, throughParams(e.copy.bytes, e.via));
+      return !b || *b >= small;
+    };
+    const HostEvent *in = nullptr, *launch = nullptr, *out = nullptr, *sync = nullptr;
+    for (const auto& e : events) {
+      if (!counts(e)) continue;
+      if (e.kind == HostEvent::Copy && e.copy.dir == Dir::HostToDevice && big(e) && !launch && !in) in = &e;
+      else if (e.kind == HostEvent::Launch && in && !launch) launch = &e;
+      else if (e.kind == HostEvent::Copy && e.copy.dir == Dir::DeviceToHost && big(e) && launch && !out) out = &e;
+      else if (e.kind == HostEvent::Sync && !sync) sync = &e;
+    }
+    if (!in || !launch || !out) continue;
+    // Streams that change from one iteration to the next already let iterations overlap.
+    auto varying = loopVaryingVars(loop);
+    auto streamOf = [&](const HostEvent* e) -> const Expr* {
+      const Expr* s = e->kind == HostEvent::Launch ? launchStream(e->call) : e->copy.stream;
+      return s ? throughParams(s, e->via) : nullptr;
+    };
+    bool alternate = false;
+    for (const HostEvent* e : {in, launch, out})
+      if (refersToAny(streamOf(e), varying)) alternate = true;
+    if (alternate) continue;
+    bool blocking = !in->copy.async || !out->copy.async;
+    bool allDefault = isDefaultStream(ctx, streamOf(in)) && isDefaultStream(ctx, streamOf(launch)) &&
+                      isDefaultStream(ctx, streamOf(out));
+    bool oneStream = true;
+    const Expr* first = streamOf(in);
+    for (const HostEvent* e : {launch, out})
+      if (!(isDefaultStream(ctx, first) && isDefaultStream(ctx, streamOf(e))) && !sameExpr(ctx, first, streamOf(e)))
+        oneStream = false;
+    std::string how;
+    if (blocking)
+      how = fmt::format("with blocking {}", !in->copy.async ? in->copy.fn : out->copy.fn);
+    else if (allDefault)
+      how = "with cudaMemcpyAsync on the default stream, which waits for all other work";
+    else if (oneStream && sync)
+      how = fmt::format("on the one stream '{}' with a {} every iteration",
+                        spelled(ctx, first).empty() ? rc.text(first) : spelled(ctx, first), sync->name);
+    else
+      continue;
+    std::optional<int64_t> trips = tripCount(ctx, loop);
+    std::string kernel = launch->name.empty() ? functionName(launch->call->getDirectCallee()) : launch->name;
+    std::string msg = fmt::format(
+        "loop copies to the device, launches '{}' and copies back {}{}: each step waits for the one before, so the "
+        "transfers never overlap the kernel and the copy engines idle while it runs",
+        kernel, how, trips ? fmt::format(" ({} iterations)", *trips) : std::string());
+    Diagnostic d = rc.make(kInfo, rc.span(SourceRange(loop->getBeginLoc(), loop->getBeginLoc())), msg);
+    auto where = [&](const HostEvent* e) -> const Stmt* { return e->via.empty() ? e->call : e->via.front(); };
+    auto note = [&](const HostEvent* e, std::string text) {
+      if (!e->via.empty())
+        if (const FunctionDecl* fn = enclosingFunction(ctx, e->call)) text += fmt::format(" (in '{}')", fn->getNameAsString());
+      d.notes.push_back({rc.span(e->call), text});
+      if (!e->via.empty()) d.notes.push_back({rc.span(where(e)), "reached through this call"});
+    };
+    note(in, fmt::format("copies to the device here ({})", in->copy.fn));
+    note(launch, fmt::format("launches '{}' here", kernel));
+    note(out, fmt::format("copies back here ({})", out->copy.fn));
+    if (sync && !blocking && !allDefault) note(sync, fmt::format("waits here ({})", sync->name));
+    d.fixHint = "split the data into chunks and give each chunk its own non-default stream (cudaStreamCreate; stream[k "
+                "% 4]): cudaMemcpyAsync in, kernel, cudaMemcpyAsync out, from pinned memory (cudaMallocHost), and "
+                "synchronise once after the loop, so one chunk's copies overlap another's kernel (lecture 000, 2.4)";
+    rc.report(std::move(d));
+  }
+}
+
+}  // namespace gpuopt
