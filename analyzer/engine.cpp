@@ -153,7 +153,8 @@ struct ParseResult {
   double parseMs = 0, analysisMs = 0;
   std::vector<std::string> log;
   bool consumed = false;                 // the AST was built and analysed (false: the parse never started)
-  std::vector<std::string> filesRead;    // real files the parse read (the result cache's dependencies)
+  std::vector<std::pair<std::string, bool>> filesRead;  // real files the parse read, and whether each is a
+                                                       // system header (the result cache's dependencies)
   std::optional<Preamble> preamble;      // the precompiled preamble it used
 };
 
@@ -449,7 +450,7 @@ class LintAction : public clang::ASTFrontendAction {
       if (!entry) continue;
       std::string name = std::string(entry->getName());
       if (name.rfind(std::string(kBundledIncludeDir), 0) == 0 || name.rfind("/gpuopt-lint-preamble/", 0) == 0) continue;
-      out_.filesRead.push_back(std::move(name));
+      out_.filesRead.emplace_back(std::move(name), clang::SrcMgr::isSystem(e.getFile().getFileCharacteristic()));
     }
   }
 
@@ -683,7 +684,7 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
       return fa;
     }
   }
-  std::vector<std::string> filesRead;  // by every parse made (the stored result's dependencies)
+  std::vector<std::pair<std::string, bool>> filesRead;  // by every parse made (the stored result's dependencies)
   std::vector<FileStamp> preambleDeps;
   auto note = [&](const ParseResult& r) {
     filesRead.insert(filesRead.end(), r.filesRead.begin(), r.filesRead.end());
@@ -785,17 +786,13 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
   });
   fa.preambleBuilt = parser.preambleBuilt;
   if (useResults && cacheable) {
-    // Toolkit, Clang and system headers are trusted by size and time; the project's files by content.
-    std::vector<std::string> systemPrefixes = excludedPrefixes(resourceDir, cudaPath);
-    systemPrefixes.push_back("/usr/include/");
-    systemPrefixes.push_back("/usr/lib/");
+    // System headers (toolkit, Clang, the C++ library) are trusted by size and time; the project's
+    // files are compared by content.
     std::sort(filesRead.begin(), filesRead.end());
     filesRead.erase(std::unique(filesRead.begin(), filesRead.end()), filesRead.end());
     std::vector<FileStamp> deps;
     bool complete = true;
-    for (const auto& f : filesRead) {
-      bool system = std::any_of(systemPrefixes.begin(), systemPrefixes.end(),
-                                [&](const std::string& p) { return !p.empty() && f.rfind(p, 0) == 0; });
+    for (const auto& [f, system] : filesRead) {
       if (auto st = stampFile(f, !system)) deps.push_back(std::move(*st));
       else complete = false;
     }

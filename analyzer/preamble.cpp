@@ -85,7 +85,8 @@ struct BuildInfo {
 
 class CollectingPCHAction : public clang::GeneratePCHAction {
  public:
-  CollectingPCHAction(BuildInfo& info, std::string header) : info_(info), header_(std::move(header)) {}
+  CollectingPCHAction(BuildInfo& info, std::string header, std::vector<std::string> toolkit)
+      : info_(info), header_(std::move(header)), toolkit_(std::move(toolkit)) {}
   void EndSourceFileAction() override {
     const auto& sm = getCompilerInstance().getSourceManager();
     for (unsigned i = 0; i < sm.local_sloc_entry_size(); ++i) {
@@ -96,7 +97,9 @@ class CollectingPCHAction : public clang::GeneratePCHAction {
       if (!entry) continue;  // <built-in>, <command line>
       std::string name = std::string(entry->getName());
       if (name == header_ || name.rfind(std::string(kBundledIncludeDir), 0) == 0) continue;
-      if (!clang::SrcMgr::isSystem(fi.getFileCharacteristic()) && info_.nonSystem.empty()) info_.nonSystem = name;
+      // The toolkit's own headers count as system headers even through -I (CUDA 13's include/cccl).
+      bool toolkit = std::any_of(toolkit_.begin(), toolkit_.end(), [&](const std::string& p) { return name.rfind(p, 0) == 0; });
+      if (!clang::SrcMgr::isSystem(fi.getFileCharacteristic()) && !toolkit && info_.nonSystem.empty()) info_.nonSystem = name;
       if (std::find(info_.files.begin(), info_.files.end(), name) == info_.files.end()) info_.files.push_back(name);
     }
     clang::GeneratePCHAction::EndSourceFileAction();
@@ -105,12 +108,13 @@ class CollectingPCHAction : public clang::GeneratePCHAction {
  private:
   BuildInfo& info_;
   std::string header_;
+  std::vector<std::string> toolkit_;
 };
 
 class PCHFactory : public clang::tooling::FrontendActionFactory {
  public:
-  PCHFactory(BuildInfo& info, std::string header, std::string out)
-      : info_(info), header_(std::move(header)), out_(std::move(out)) {}
+  PCHFactory(BuildInfo& info, std::string header, std::string out, std::vector<std::string> toolkit)
+      : info_(info), header_(std::move(header)), out_(std::move(out)), toolkit_(std::move(toolkit)) {}
   bool runInvocation(std::shared_ptr<clang::CompilerInvocation> inv, clang::FileManager* files,
                      std::shared_ptr<clang::PCHContainerOperations> ops, clang::DiagnosticConsumer* dc) override {
     auto& fo = inv->getFrontendOpts();
@@ -121,12 +125,13 @@ class PCHFactory : public clang::tooling::FrontendActionFactory {
     return clang::tooling::FrontendActionFactory::runInvocation(std::move(inv), files, std::move(ops), dc);
   }
   std::unique_ptr<clang::FrontendAction> create() override {
-    return std::make_unique<CollectingPCHAction>(info_, header_);
+    return std::make_unique<CollectingPCHAction>(info_, header_, toolkit_);
   }
 
  private:
   BuildInfo& info_;
   std::string header_, out_;
+  std::vector<std::string> toolkit_;
 };
 
 class ErrorCounter : public clang::DiagnosticConsumer {
@@ -251,7 +256,14 @@ std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vect
   args.push_back(p.headerPath);  // replaced by the factory; the driver needs an input
   auto vfs = makeFS(p.headerPath, p.headerText);
   auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), vfs);
-  PCHFactory factory(info, p.headerPath, tmp);
+  std::vector<std::string> toolkit;
+  for (const auto& a : keyArgs)
+    if (a.rfind("--cuda-path=", 0) == 0) {
+      std::string dir = a.substr(12);
+      toolkit.push_back((fs::path(dir) / "").string());
+      toolkit.push_back((fs::weakly_canonical(dir, ec) / "").string());
+    }
+  PCHFactory factory(info, p.headerPath, tmp, toolkit);
   ErrorCounter counter(info);
   clang::tooling::ToolInvocation inv(args, &factory, files.get(), std::make_shared<clang::PCHContainerOperations>());
   inv.setDiagnosticConsumer(&counter);

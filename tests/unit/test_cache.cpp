@@ -69,7 +69,9 @@ TEST(Cache, PreambleAndResultCacheChangeNoFindingOverSamplesAndFixtures) {
   RunResult cached = runLint("--verbose --cache-dir '" + cache + "' " + common);
   EXPECT_EQ(cached.rc, bare.rc);
   EXPECT_EQ(cached.out, bare.out) << "findings differ from the result cache";
-  EXPECT_EQ(count(cached.err, "findings from the result cache"), files.size()) << cached.err;
+  // All but the fixture with compile errors in itself (analysed through its includers: not stored).
+  EXPECT_EQ(count(cached.err, "findings from the result cache"), files.size() - 1) << cached.err;
+  EXPECT_EQ(cached.err.find("compile_errors.cu: unchanged"), std::string::npos) << cached.err;
   fs::remove_all(cache);
 }
 
@@ -168,7 +170,7 @@ TEST(Cache, AStaleOrDamagedPreambleIsRebuiltNotTrusted) {
   // A header the preamble read "changed" (its recorded time no longer matches): rebuilt.
   for (auto& e : fs::directory_iterator(pre))
     if (e.path().extension() == ".json")
-      writeFile(e.path().string(), std::regex_replace(readFile(e.path().string()), std::regex(R"(,(\d+)\])"), ",1]"));
+      writeFile(e.path().string(), std::regex_replace(readFile(e.path().string()), std::regex(R"(,(-?\d+)\])"), ",1]"));
   fs::remove_all(fs::path(cache) / "v1" / "results");
   RunResult stale = runLint(args);
   EXPECT_EQ(stale.out, bare.out);
