@@ -52,6 +52,9 @@ Output:
   --fix                   apply mechanical fixes (e.g. pad a bank-conflicting shared array)
   --dry-run               with --fix: print the diff instead of writing
   -j N                    analyse N files in parallel (default: number of cores)
+  --cache-dir DIR         cache folder for precompiled CUDA headers and unchanged files' findings
+                          (default: $XDG_CACHE_HOME/gpuopt-lint or ~/.cache/gpuopt-lint)
+  --no-cache              neither read nor write the cache (parse every file from scratch)
   --verbose               show the compiler command, compile_commands.json use and timings
 
 Editor:
@@ -224,6 +227,11 @@ bool parseCommandLine(const std::vector<std::string>& args, CliOptions& o, std::
       Severity s;
       if (!parseSeverity(o.failOn, s)) { error = "--fail-on expects note, warning or error"; return false; }
     }
+    else if (a == "--cache-dir") {
+      if (!need(o.cacheDir)) return false;
+      if (o.cacheDir.empty()) { error = "--cache-dir expects a folder"; return false; }
+    }
+    else if (a == "--no-cache") { if (!flag()) return false; o.noCache = true; }
     else if (a == "--fix") { if (!flag()) return false; o.fix = true; }
     else if (a == "--no-group") { if (!flag()) return false; o.noGroup = true; }
     else if (a == "--dry-run") { if (!flag()) return false; o.dryRun = true; }

@@ -38,6 +38,8 @@ struct CliOptions {
   bool exitZero = false;                   // --exit-zero: findings do not fail the run
   bool showFixes = false;                  // --show-fixes: list the mechanical fixes
   bool lsp = false;                        // `gpuopt-lint lsp` / --lsp: language server on stdio
+  std::string cacheDir;  // --cache-dir (default: defaultCacheDir(), XDG)
+  bool noCache = false;  // --no-cache: neither the precompiled preamble nor the result cache
 };
 
 bool parseCommandLine(int argc, char** argv, CliOptions& o, std::string& error);

@@ -7,6 +7,7 @@
 #include <clang/Frontend/FrontendAction.h>
 #include <clang/Lex/PPCallbacks.h>
 #include <clang/Lex/Preprocessor.h>
+#include <clang/Lex/PreprocessorOptions.h>
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Support/VirtualFileSystem.h>
@@ -14,12 +15,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <optional>
 #include <filesystem>
 #include <fmt/format.h>
 #include <set>
 #include <tuple>
 
 #include "analyzer/kernel_model.h"
+#include "analyzer/preamble.h"
 #include "analyzer/rule.h"
 #include "analyzer/rule_context.h"
 #include "rules/compile_error.h"
@@ -148,6 +152,10 @@ struct ParseResult {
   unsigned cleanFunctions = 0;           // host or device functions with a body free of errors
   double parseMs = 0, analysisMs = 0;
   std::vector<std::string> log;
+  bool consumed = false;                 // the AST was built and analysed (false: the parse never started)
+  std::vector<std::pair<std::string, bool>> filesRead;  // real files the parse read, and whether each is a
+                                                       // system header (the result cache's dependencies)
+  std::optional<Preamble> preamble;      // the precompiled preamble it used
 };
 
 // A hint for errors that old code meets with a current toolkit.
@@ -198,6 +206,7 @@ class LintConsumer : public clang::ASTConsumer {
 
   void HandleTranslationUnit(clang::ASTContext& ctx) override {
     out_.parseMs = msSince(start_);
+    out_.consumed = true;
     auto t0 = Clock::now();
     auto& sm = ctx.getSourceManager();
     LintedFiles files(sm, filesSettings_);
@@ -430,6 +439,20 @@ class LintAction : public clang::ASTFrontendAction {
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance&, llvm::StringRef) override {
     return std::make_unique<LintConsumer>(out_, opts_, rules_, files_, start_, errs_);
   }
+  // The files the parse read (what a stored result depends on): every file entered, not the
+  // in-memory ones (bundled headers, the preamble's header).
+  void EndSourceFileAction() override {
+    const auto& sm = getCompilerInstance().getSourceManager();
+    for (unsigned i = 0; i < sm.local_sloc_entry_size(); ++i) {
+      const auto& e = sm.getLocalSLocEntry(i);
+      if (!e.isFile()) continue;
+      auto entry = e.getFile().getContentCache().OrigEntry;
+      if (!entry) continue;
+      std::string name = std::string(entry->getName());
+      if (name.rfind(std::string(kBundledIncludeDir), 0) == 0 || name.rfind("/gpuopt-lint-preamble/", 0) == 0) continue;
+      out_.filesRead.emplace_back(std::move(name), clang::SrcMgr::isSystem(e.getFile().getFileCharacteristic()));
+    }
+  }
 
  private:
   ParseResult& out_;
@@ -488,17 +511,38 @@ std::vector<std::string> excludedPrefixes(const std::string& resourceDir, const 
   return v;
 }
 
+// Runs the LintAction, with the precompiled preamble when there is one: the forced includes the
+// preamble holds are dropped from the command and the PCH is loaded instead.
+class LintActionFactory : public clang::tooling::FrontendActionFactory {
+ public:
+  LintActionFactory(std::function<std::unique_ptr<clang::FrontendAction>()> make, const Preamble* pre)
+      : make_(std::move(make)), pre_(pre) {}
+  bool runInvocation(std::shared_ptr<clang::CompilerInvocation> inv, clang::FileManager* files,
+                     std::shared_ptr<clang::PCHContainerOperations> ops, clang::DiagnosticConsumer* dc) override {
+    if (pre_) {
+      auto& pp = inv->getPreprocessorOpts();
+      pp.Includes.clear();
+      pp.ImplicitPCHInclude = pre_->pchPath;
+    }
+    return clang::tooling::FrontendActionFactory::runInvocation(std::move(inv), files, std::move(ops), dc);
+  }
+  std::unique_ptr<clang::FrontendAction> create() override { return make_(); }
+
+ private:
+  std::function<std::unique_ptr<clang::FrontendAction>()> make_;
+  const Preamble* pre_;
+};
+
 struct Parser {
   const AnalysisOptions& opts;
   const std::vector<std::unique_ptr<Rule>>& rules;
   std::string resourceDir, cudaPath;
+  bool preambleBuilt = false;
 
-  // One parse of `file` (the translation unit), linting either it and its project includes or,
-  // with `target`, only that file.
-  ParseResult run(const std::string& file, const ParseCommand& cmd, const std::vector<std::string>& layoutDirs,
-                  const std::string& target = {}, const std::string& targetName = {}) {
-    ParseResult res;
-    res.ran = true;
+  // The file system of a parse: the real one (with `<< <` launches joined), the bundled headers
+  // in memory, and `extraPath` (the preamble's header) when given.
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fileSystem(const std::string& extraPath = {},
+                                                              const std::string& extraText = {}) {
     // Unsaved editor buffers (the language server) replace the files on disk, under the launch
     // chevron normalisation like any file.
     llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> real = llvm::vfs::getRealFileSystem();
@@ -512,13 +556,47 @@ struct Parser {
     }
     auto base = llvm::makeIntrusiveRefCnt<LaunchChevronFS>(real, excludedPrefixes(resourceDir, cudaPath));
     auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(base);
-    {  // the bundled headers (and the nvcc-compatibility header) live in memory
-      auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-      for (const auto& [path, text] : bundledCudaHeaders())
-        mem->addFile(std::string(kBundledIncludeDir) + "/" + std::string(path), 0,
-                     llvm::MemoryBuffer::getMemBuffer(text));
-      overlay->pushOverlay(mem);
+    // The bundled headers (and the nvcc-compatibility header) live in memory.
+    auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    for (const auto& [path, text] : bundledCudaHeaders())
+      mem->addFile(std::string(kBundledIncludeDir) + "/" + std::string(path), 0, llvm::MemoryBuffer::getMemBuffer(text));
+    if (!extraPath.empty()) mem->addFile(extraPath, 0, llvm::MemoryBuffer::getMemBufferCopy(extraText));
+    overlay->pushOverlay(mem);
+    return overlay;
+  }
+
+  // One parse of `file` (the translation unit), linting either it and its project includes or,
+  // with `target`, only that file.
+  ParseResult run(const std::string& file, const ParseCommand& cmd, const std::vector<std::string>& layoutDirs,
+                  const std::string& target = {}, const std::string& targetName = {}) {
+    std::optional<Preamble> pre;
+    std::vector<std::string> preLog;
+    // Not with unsaved editor buffers: the file on disk is not what is parsed.
+    if (!cmd.bundledCuda && !opts.cache.dir.empty() && opts.cache.preamble && opts.overlays.empty()) {
+      pre = getPreamble(opts.cache.dir, cmd.args, layoutDirs, file,
+                        [&](const std::string& p, const std::string& t) { return fileSystem(p, t); },
+                        opts.frontend.verbose ? &preLog : nullptr);
+      if (pre && pre->built) preambleBuilt = true;
     }
+    ParseResult res = runOnce(file, cmd, layoutDirs, target, targetName, pre ? &*pre : nullptr);
+    if (pre && !res.consumed) {
+      // The PCH could not be loaded (changed under us, or rejected): parse without it.
+      preLog.push_back(file + ": the preamble " + pre->pchPath + " could not be used; parsed without it");
+      pre.reset();
+      res = runOnce(file, cmd, layoutDirs, target, targetName, nullptr);
+    }
+    if (pre && opts.frontend.verbose)
+      preLog.push_back(fmt::format("{}: parsed with the preamble {} ({} leading includes)", file, pre->pchPath, pre->includes));
+    res.log.insert(res.log.begin(), preLog.begin(), preLog.end());
+    res.preamble = std::move(pre);
+    return res;
+  }
+
+  ParseResult runOnce(const std::string& file, const ParseCommand& cmd, const std::vector<std::string>& layoutDirs,
+                      const std::string& target, const std::string& targetName, const Preamble* pre) {
+    ParseResult res;
+    res.ran = true;
+    auto overlay = pre ? fileSystem(pre->headerPath, pre->headerText) : fileSystem();
     LintedFiles::Settings fs;
     fs.mainName = file;
     fs.targetPath = target.empty() ? std::string() : canonicalPath(target);
@@ -530,8 +608,8 @@ struct Parser {
     fs.headerFilter = opts.headerFilter;
     auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
     ErrorCollector errs;
-    auto action = std::make_unique<LintAction>(res, opts, rules, fs, errs, layoutDirs);
-    clang::tooling::ToolInvocation inv(cmd.args, std::move(action), files.get());
+    LintActionFactory factory([&] { return std::make_unique<LintAction>(res, opts, rules, fs, errs, layoutDirs); }, pre);
+    clang::tooling::ToolInvocation inv(cmd.args, &factory, files.get(), std::make_shared<clang::PCHContainerOperations>());
     inv.setDiagnosticConsumer(&errs);
     bool ok = inv.run();
     if (!ok && errs.errors.empty() && res.rawErrors == 0) {
@@ -584,11 +662,42 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
   };
   std::vector<std::string> layout;
   ParseCommand pc = commandFor(file, layout);
+
+  // The result cache: same command, options and tool, and every file the parse read unchanged.
+  const bool useResults = !opts.cache.dir.empty() && opts.cache.results && opts.overlays.empty();
+  std::string resultKey;
+  if (useResults) {
+    std::error_code ec;
+    std::string k = toolIdentity() + "\n" + fs::current_path(ec).string() + "\n" + resourceDir + "\n" + cudaPath + "\n";
+    for (const auto& a : pc.args) k += a + '\0';
+    k += fmt::format("\nrules:{}\nblock:{},{},{},{}\nmax:{}\nverbose:{}\n", fmt::join(opts.enabledRules, ","),
+                     opts.model.blockX, opts.model.blockY, opts.model.blockZ, opts.model.blockDimGiven,
+                     opts.frontend.maxFileBytes, opts.frontend.verbose);
+    for (const auto& [name, value] : opts.model.ruleOptions) k += fmt::format("{}={}\n", name, value);
+    resultKey = hashText(k);
+    if (auto c = loadCachedResult(opts.cache.dir, file, resultKey)) {
+      fa.result = std::move(c->result);
+      fa.kernels = c->kernels;
+      fa.log = std::move(c->log);
+      fa.log.push_back(file + ": unchanged since the last run; findings from the result cache");
+      fa.fromCache = true;
+      return fa;
+    }
+  }
+  std::vector<std::pair<std::string, bool>> filesRead;  // by every parse made (the stored result's dependencies)
+  std::vector<FileStamp> preambleDeps;
+  auto note = [&](const ParseResult& r) {
+    filesRead.insert(filesRead.end(), r.filesRead.begin(), r.filesRead.end());
+    if (r.preamble) preambleDeps.insert(preambleDeps.end(), r.preamble->deps.begin(), r.preamble->deps.end());
+  };
+
   ParseResult best = parser.run(file, pc, layout);
+  note(best);
   if (best.rawErrors && !pc.bundledCuda) {
     // Host code that calls host-only overloads (e.g. max(float, float) from the toolkit's host
     // math) does not compile device side: a host-side parse may do better.
     ParseResult h = parser.run(file, hostVariant(pc), layout);
+    note(h);
     if (h.rawErrors < best.rawErrors) {
       fa.log.push_back(file + ": the device-side parse had " + std::to_string(best.rawErrors) + " errors (" +
                        best.errorTexts.front() + "); analysed with a host-side parse (" + std::to_string(h.rawErrors) +
@@ -597,6 +706,9 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
     }
   }
   std::string usedIncluder;
+  // A file analysed through the files that include it depends on the other files of its folders
+  // (which of them include it): such results are not stored.
+  const bool cacheable = best.errorsInTarget == 0;
   if (best.errorsInTarget > 0) {
     // A kernel file that only compiles inside the file that includes it: analyse it there.
     std::vector<std::string> dbFiles;  // entries of the database (if any) are candidates too
@@ -672,6 +784,21 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
     return std::tie(a.span.begin.file, a.span.begin.line, a.span.begin.col) <
            std::tie(b.span.begin.file, b.span.begin.line, b.span.begin.col);
   });
+  fa.preambleBuilt = parser.preambleBuilt;
+  if (useResults && cacheable) {
+    // System headers (toolkit, Clang, the C++ library) are trusted by size and time; the project's
+    // files are compared by content.
+    std::sort(filesRead.begin(), filesRead.end());
+    filesRead.erase(std::unique(filesRead.begin(), filesRead.end()), filesRead.end());
+    std::vector<FileStamp> deps;
+    bool complete = true;
+    for (const auto& [f, system] : filesRead) {
+      if (auto st = stampFile(f, !system)) deps.push_back(std::move(*st));
+      else complete = false;
+    }
+    deps.insert(deps.end(), preambleDeps.begin(), preambleDeps.end());
+    if (complete) storeCachedResult(opts.cache.dir, file, resultKey, deps, CachedAnalysis{fa.result, fa.kernels, fa.log});
+  }
   return fa;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/cache.h"
 #include "analyzer/frontend.h"
 #include "analyzer/model_options.h"
 #include "analyzer/output.h"
@@ -29,6 +30,8 @@ struct AnalysisOptions {
   // POSIX extended regular expression (searched, as clang-tidy does), instead of "the project's own
   // files"; an empty one lints the main file only. Toolkit, Clang and bundled headers never are.
   std::optional<std::string> headerFilter;
+  // The preamble and result caches (analyzer/cache.h); an empty dir disables both.
+  CacheOptions cache;
 };
 
 struct FileAnalysis {
@@ -37,6 +40,8 @@ struct FileAnalysis {
   double analysisMs = 0;  // kernel model and rules
   unsigned kernels = 0;
   std::vector<std::string> log;  // --verbose
+  bool fromCache = false;        // the stored result of an unchanged file (nothing was parsed)
+  bool preambleBuilt = false;    // a precompiled preamble was built for it (a cold run)
 };
 
 // The rules (rules/all_rules.h), one instance each.

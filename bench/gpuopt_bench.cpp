@@ -1,9 +1,17 @@
 // Reports Clang parse time and gpuopt-lint analysis time (kernel model + rules) per file, for the
 // files given and for a generated file with many kernels. Target: analysis <= 10% of parse.
-//   gpuopt-bench [--kernels N] [--reps R] [--no-cuda] FILE...
+// Then the caches (issue 10), side by side per file: a parse without any cache ("bare"), a cold
+// first run (building the precompiled preamble in an empty cache), a first run with a warm
+// preamble, and the whole `gpuopt-lint` process on an unchanged file (result cache).
+// Targets: warm <= 0.5x bare, cold <= 2x bare, unchanged <= 0.05 s.
+//   gpuopt-bench [--kernels N] [--reps R] [--no-cuda] [--no-cache-bench] FILE...
 #include <fmt/format.h>
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -62,12 +70,13 @@ static std::string generated(unsigned kernels) {
 int main(int argc, char** argv) {
   std::vector<std::string> files;
   unsigned kernels = 200, reps = 3;
-  bool noCuda = false;
+  bool noCuda = false, cacheBench = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--kernels" && i + 1 < argc) kernels = static_cast<unsigned>(std::stoul(argv[++i]));
     else if (a == "--reps" && i + 1 < argc) reps = static_cast<unsigned>(std::stoul(argv[++i]));
     else if (a == "--no-cuda") noCuda = true;
+    else if (a == "--no-cache-bench") cacheBench = false;
     else files.push_back(a);
   }
   auto dir = std::filesystem::temp_directory_path() / "gpuopt-bench";
@@ -109,5 +118,85 @@ int main(int argc, char** argv) {
                              100.0 * analysis / parse, last.result.diags.size());
   }
   std::cout << fmt::format("{:<48} {:>7} {:>10.1f} {:>12.1f} {:>9.1f}%\n", "total", "", tp, ta, 100.0 * ta / tp);
-  return 0;
+  if (!cacheBench) return 0;
+  if (cuda.empty()) {
+    std::cout << "\ncaches: the precompiled preamble is only used with a CUDA toolkit (none here)\n";
+    return 0;
+  }
+
+  // The caches, side by side per file (ms of analyzeFile; the unchanged run is the whole process).
+  using Clock = std::chrono::steady_clock;
+  auto ms = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
+  auto root = dir / "cache";
+  std::cout << fmt::format("\ncaches, best of {} (cold: once, each file with an empty cache)\n", reps);
+  std::cout << fmt::format("{:<40} {:>9} {:>9} {:>6} {:>9} {:>6} {:>9} {:>11}  {}\n", "file", "bare ms", "cold ms", "x",
+                           "warm ms", "x", "lookup ms", "unchanged", "same findings");
+  double worstCold = 0, worstWarm = 0, worstUnchanged = 0, sumBare = 0, sumWarm = 0;
+  bool allSame = true;
+  int n = 0;
+  for (const auto& f : files) {
+    AnalysisOptions plain = opts;
+    double bare = 1e30;
+    FileAnalysis ref;
+    for (unsigned r = 0; r < reps; ++r) {
+      auto t = Clock::now();
+      ref = analyzeFile(f, plain, rules, res, cuda);
+      bare = std::min(bare, ms(t));
+    }
+    if (!ref.result.errors.empty()) continue;
+    std::filesystem::remove_all(root);
+    AnalysisOptions cached = opts;
+    cached.cache.dir = root.string();
+    auto t = Clock::now();
+    FileAnalysis cold = analyzeFile(f, cached, rules, res, cuda);
+    double coldMs = ms(t);
+    double warm = 1e30;
+    bool same = fileResultToJson(cold.result) == fileResultToJson(ref.result);
+    for (unsigned r = 0; r < reps; ++r) {
+      std::filesystem::remove_all(root / "v1" / "results");
+      t = Clock::now();
+      FileAnalysis w = analyzeFile(f, cached, rules, res, cuda);
+      warm = std::min(warm, ms(t));
+      same = same && fileResultToJson(w.result) == fileResultToJson(ref.result);
+    }
+    // The unchanged file: in process (the lookup), and the whole process as a pre-commit hook runs it.
+    double lookup = 1e30;
+    for (unsigned r = 0; r < reps; ++r) {
+      t = Clock::now();
+      FileAnalysis hit = analyzeFile(f, cached, rules, res, cuda);
+      lookup = std::min(lookup, ms(t));
+      same = same && hit.fromCache && fileResultToJson(hit.result) == fileResultToJson(ref.result);
+    }
+    double unchanged = 1e30;
+    std::string cmd = fmt::format("'{}' -q --cache-dir '{}' --cuda-path '{}' '{}' >/dev/null 2>&1", GPUOPT_LINT_BIN,
+                                  root.string(), cuda, f);
+    std::system(cmd.c_str());  // stores the result
+    for (unsigned r = 0; r < reps; ++r) {
+      t = Clock::now();
+      std::system(cmd.c_str());
+      unchanged = std::min(unchanged, ms(t));
+    }
+    allSame = allSame && same;
+    worstCold = std::max(worstCold, coldMs / bare);
+    worstWarm = std::max(worstWarm, warm / bare);
+    worstUnchanged = std::max(worstUnchanged, unchanged);
+    sumBare += bare, sumWarm += warm, ++n;
+    std::string name = std::filesystem::path(f).filename().string();
+    std::cout << fmt::format("{:<40} {:>9.0f} {:>9.0f} {:>6.2f} {:>9.0f} {:>6.2f} {:>9.1f} {:>8.0f} ms  {}\n", name, bare,
+                             coldMs, coldMs / bare, warm, warm / bare, lookup, unchanged, same ? "yes" : "NO");
+  }
+  std::filesystem::remove_all(root);
+  // What any run of the process costs before it reads a file (loading the Clang libraries).
+  double startup = 1e30;
+  for (unsigned r = 0; r < reps; ++r) {
+    auto t = Clock::now();
+    std::system(fmt::format("'{}' --version >/dev/null 2>&1", GPUOPT_LINT_BIN).c_str());
+    startup = std::min(startup, ms(t));
+  }
+  std::cout << fmt::format("process start-up alone (gpuopt-lint --version): {:.0f} ms\n", startup);
+  std::cout << fmt::format("{} files: warm preamble {:.2f}x of bare in total, worst {:.2f}x (target <= 0.5x); cold worst "
+                           "{:.2f}x (target <= 2x); unchanged file worst {:.0f} ms (target <= 50 ms); findings {}\n",
+                           n, sumWarm / sumBare, worstWarm, worstCold, worstUnchanged,
+                           allSame ? "identical" : "DIFFER");
+  return allSame ? 0 : 1;
 }

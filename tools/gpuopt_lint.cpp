@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -76,6 +77,7 @@ int demo(const CliOptions& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const auto startTime = std::chrono::steady_clock::now();
   CliOptions o;
   std::string err;
   if (!parseCommandLine(argc, argv, o, err)) {
@@ -112,6 +114,22 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // The preamble and result caches (--cache-dir, --no-cache).
+  CacheOptions cache;
+  if (!o.noCache) cache.dir = o.cacheDir.empty() ? defaultCacheDir() : o.cacheDir;
+  if (!cache.dir.empty()) {
+    std::error_code cec;
+    std::filesystem::create_directories(cache.dir, cec);
+    if (cec || access(cache.dir.c_str(), W_OK) != 0) {
+      if (!o.cacheDir.empty()) {
+        std::cerr << "gpuopt-lint: error: cache folder '" << o.cacheDir << "' cannot be written"
+                  << (cec ? ": " + cec.message() : std::string()) << " (pass another --cache-dir, or --no-cache)\n";
+        return 2;
+      }
+      if (o.frontend.verbose) std::cerr << "gpuopt-lint: cache folder " << cache.dir << " cannot be written; not cached\n";
+      cache.dir.clear();
+    }
+  }
   // Configuration: .gpuopt-lint.yaml nearest to each file (command line wins).
   std::vector<FileResult> results(o.files.size());
   std::vector<ResolvedOptions> perFile(o.files.size());
@@ -124,6 +142,7 @@ int main(int argc, char** argv) {
       configError = true;
     }
     perFile[i].analysis.otherInputs = o.files;
+    perFile[i].analysis.cache = cache;
   }
   if (o.dumpConfig) {
     ResolvedOptions r;
@@ -159,6 +178,7 @@ int main(int argc, char** argv) {
   Progress progress(std::cerr, o.files.size(),
                     progressWanted(o.files.size(), isatty(STDERR_FILENO), o.quiet, std::getenv("TERM")),
                     terminalWidth(STDERR_FILENO));
+  std::atomic<size_t> fromCache{0}, preamblesBuilt{0};
   std::vector<std::vector<std::string>> logs(o.files.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
@@ -172,9 +192,11 @@ int main(int argc, char** argv) {
       progress.started(o.files[i]);
       SourceCache sc;
       FileAnalysis fa = lintFile(o.files[i], ro, env, !o.noGroup, sc);
+      if (fa.fromCache) ++fromCache;
+      if (fa.preambleBuilt) ++preamblesBuilt;
       results[i] = std::move(fa.result);
       logs[i] = std::move(fa.log);
-      if (o.frontend.verbose)
+      if (o.frontend.verbose && !fa.fromCache)
         logs[i].push_back(fmt::format("{}: parse {:.1f} ms, analysis {:.1f} ms, {} kernels", o.files[i], fa.parseMs,
                                       fa.analysisMs, fa.kernels));
       progress.finished(o.files[i]);
@@ -281,10 +303,16 @@ int main(int argc, char** argv) {
       if (r.kernels > 0) kernels += static_cast<size_t>(r.kernels);
       if (r.kernels == 0 && r.errors.empty()) noKernel.push_back(r.file);
     }
-    if (n || anyError)
-      std::cerr << fmt::format("gpuopt-lint: {} finding{} in {} file{} analysed ({} kernel{}){}\n", n, n == 1 ? "" : "s",
-                               files, files == 1 ? "" : "s", kernels, kernels == 1 ? "" : "s",
-                               anyError ? "; some inputs could not be analysed" : "");
+    // The summary: findings, files, kernels, time taken, and what the cache saved.
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime).count();
+    std::string cacheNote;
+    if (fromCache > 0) cacheNote += fmt::format("; {} unchanged (from the cache)", fromCache.load());
+    if (preamblesBuilt > 0)
+      cacheNote += fmt::format("; CUDA header preamble built for {} file{} (later runs are faster)", preamblesBuilt.load(),
+                               preamblesBuilt == 1 ? "" : "s");
+    std::cerr << fmt::format("gpuopt-lint: {} finding{} in {} file{} analysed ({} kernel{}) in {:.2f} s{}{}\n",
+                             n, n == 1 ? "" : "s", files, files == 1 ? "" : "s", kernels, kernels == 1 ? "" : "s", secs,
+                             cacheNote, anyError ? "; some inputs could not be analysed" : "");
     // Say which files had no kernel to analyse (host code only, or kernels the compiler rejected).
     if (!noKernel.empty()) {
       std::string list;

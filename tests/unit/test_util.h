@@ -37,7 +37,9 @@ inline RunResult runLint(const std::string& args, const std::string& cwd = "") {
   std::string errFile = (std::filesystem::temp_directory_path() / ("gpuopt-test-err-" + std::to_string(::getpid()) + "-" +
                                                                    std::to_string(counter++)))
                             .string();
-  std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + std::string("'") + GPUOPT_LINT_BIN + "' " + args +
+  // The tests' cache (preambles, stored results) is theirs: in the build folder, never ~/.cache.
+  std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + std::string("XDG_CACHE_HOME='") + GPUOPT_TEST_CACHE_DIR +
+                    "' '" + GPUOPT_LINT_BIN + "' " + args +
                     " 2>'" + errFile + "'";
   RunResult r;
   FILE* p = popen(cmd.c_str(), "r");

@@ -1,0 +1,203 @@
+// The caches (issue 10): the precompiled CUDA header preamble changes no finding, the result
+// cache serves unchanged files and notices every change of the file and of what it includes, and
+// a damaged cache is rebuilt, never trusted. Each test makes its own --cache-dir.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "test_util.h"
+
+using namespace gpuopt::test;
+namespace fs = std::filesystem;
+
+namespace {
+bool haveToolkit() { return fs::exists("/usr/local/cuda/include/cuda_runtime.h"); }
+
+std::string quoted(const std::vector<std::string>& files) {
+  std::string s;
+  for (const auto& f : files) s += " '" + f + "'";
+  return s;
+}
+
+// Every sample and fixture (the files whose findings the preamble must not change).
+std::vector<std::string> samplesAndFixtures() {
+  std::vector<std::string> v;
+  for (const char* dir : {"samples", "tests/fixtures"})
+    for (auto& e : fs::directory_iterator(std::string(GPUOPT_SOURCE_DIR) + "/" + dir))
+      if (e.path().extension() == ".cu") v.push_back(e.path().string());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST(Cache, PreambleAndResultCacheChangeNoFindingOverSamplesAndFixtures) {
+  if (!haveToolkit()) GTEST_SKIP() << "no CUDA toolkit here: the preamble is only used with one";
+  auto files = samplesAndFixtures();
+  ASSERT_GE(files.size(), 10u);
+  std::string cache = tempDir("cache-identical");
+  std::string common = "--cuda-path /usr/local/cuda --no-group --format json -j 2" + quoted(files);
+  RunResult bare = runLint("--no-cache " + common);
+  ASSERT_TRUE(bare.rc == 0 || bare.rc == 1) << bare.err;
+  ASSERT_NE(bare.out.find("\"findings\""), std::string::npos);
+
+  // Cold: the preambles are built, then used.
+  RunResult cold = runLint("--verbose --cache-dir '" + cache + "' " + common);
+  EXPECT_EQ(cold.rc, bare.rc);
+  EXPECT_EQ(cold.out, bare.out) << "findings differ with a freshly built preamble";
+  EXPECT_NE(cold.err.find(": built in"), std::string::npos) << cold.err;
+
+  // Warm preamble, no stored results: every file parsed with a preamble, most with their
+  // leading #include lines in it.
+  fs::remove_all(fs::path(cache) / "v1" / "results");
+  RunResult warm = runLint("--verbose --cache-dir '" + cache + "' " + common);
+  EXPECT_EQ(warm.rc, bare.rc);
+  EXPECT_EQ(warm.out, bare.out) << "findings differ with a warm preamble";
+  EXPECT_EQ(warm.err.find(": built in"), std::string::npos) << "a warm run built a preamble:\n" << warm.err;
+  EXPECT_GE(count(warm.err, "parsed with the preamble"), files.size()) << warm.err;
+  std::smatch m;
+  EXPECT_TRUE(std::regex_search(warm.err, m, std::regex(R"(parsed with the preamble \S+ \([1-9][0-9]* leading includes\))")))
+      << warm.err;
+
+  // Unchanged files: every result from the result cache, the same output.
+  RunResult cached = runLint("--verbose --cache-dir '" + cache + "' " + common);
+  EXPECT_EQ(cached.rc, bare.rc);
+  EXPECT_EQ(cached.out, bare.out) << "findings differ from the result cache";
+  // All but the fixture with compile errors in itself (analysed through its includers: not stored).
+  EXPECT_EQ(count(cached.err, "findings from the result cache"), files.size() - 1) << cached.err;
+  EXPECT_EQ(cached.err.find("compile_errors.cu: unchanged"), std::string::npos) << cached.err;
+  fs::remove_all(cache);
+}
+
+TEST(Cache, ResultCacheNoticesChangesToTheFileAndToWhatItIncludes) {
+  std::string dir = tempDir("cache-invalidate");
+  std::string cache = dir + "/cache";
+  // The stride comes from an included header: 1 is coalesced, 4 is not (same file size).
+  writeFile(dir + "/stride.cuh", "#define STRIDE 1\n");
+  writeFile(dir + "/k.cu",
+            "#include \"stride.cuh\"\n"
+            "__global__ void k(float* a) { a[(blockIdx.x * blockDim.x + threadIdx.x) * STRIDE] = 1.f; }\n"
+            "__global__ void s(float* a) {\n"
+            "  __shared__ float t[32][32];\n"
+            "  t[threadIdx.x][0] = a[threadIdx.x];  // NOLINT(bank-conflict)\n"
+            "  __syncthreads();\n"
+            "  a[threadIdx.x] = t[0][threadIdx.x];\n"
+            "}\n");
+  std::string args = "--no-cuda --verbose --block-dim 32 --cache-dir '" + cache + "' '" + dir + "/k.cu'";
+  RunResult first = runLint(args);
+  ASSERT_TRUE(first.rc == 0 || first.rc == 1) << first.err;
+  EXPECT_EQ(first.out.find("uncoalesced-access"), std::string::npos) << first.out;
+  EXPECT_EQ(first.out.find("bank-conflict"), std::string::npos) << "NOLINT applies:\n" << first.out;
+  EXPECT_EQ(first.err.find("from the result cache"), std::string::npos);
+
+  RunResult again = runLint(args);
+  EXPECT_EQ(again.out, first.out);
+  EXPECT_EQ(again.rc, first.rc);
+  EXPECT_NE(again.err.find("findings from the result cache"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("1 unchanged (from the cache)"), std::string::npos) << again.err;
+
+  // The included header changes (same size, so only its content tells): analysed again.
+  writeFile(dir + "/stride.cuh", "#define STRIDE 4\n");
+  RunResult changed = runLint(args);
+  EXPECT_EQ(changed.err.find("from the result cache"), std::string::npos) << changed.err;
+  EXPECT_NE(changed.out.find("uncoalesced-access"), std::string::npos) << changed.out;
+  EXPECT_EQ(changed.out.find("bank-conflict"), std::string::npos) << "NOLINT still applies:\n" << changed.out;
+  RunResult changedAgain = runLint(args);
+  EXPECT_EQ(changedAgain.out, changed.out);
+  EXPECT_NE(changedAgain.err.find("from the result cache"), std::string::npos);
+
+  // The file itself changes: analysed again.
+  std::string text = readFile(dir + "/k.cu");
+  writeFile(dir + "/k.cu", std::regex_replace(text, std::regex("  // NOLINT\\(bank-conflict\\)"), ""));
+  RunResult edited = runLint(args);
+  EXPECT_EQ(edited.err.find("from the result cache"), std::string::npos) << edited.err;
+  EXPECT_NE(edited.out.find("bank-conflict"), std::string::npos) << edited.out;
+
+  // Other options are another key: not served from the cache.
+  RunResult otherRules = runLint("--rules uncoalesced-access " + args);
+  EXPECT_EQ(otherRules.err.find("from the result cache"), std::string::npos) << otherRules.err;
+  EXPECT_EQ(otherRules.out.find("bank-conflict"), std::string::npos) << otherRules.out;
+
+  // --no-cache neither reads nor writes.
+  fs::remove_all(cache);
+  RunResult none = runLint("--no-cache --no-cuda --verbose --block-dim 32 '" + dir + "/k.cu'");
+  EXPECT_EQ(none.out, edited.out);
+  EXPECT_FALSE(fs::exists(cache));
+  fs::remove_all(dir);
+}
+
+TEST(Cache, DamagedEntriesAreIgnoredAndReplaced) {
+  std::string dir = tempDir("cache-damaged");
+  std::string cache = dir + "/cache";
+  writeFile(dir + "/k.cu", "__global__ void k(float* a) { a[threadIdx.x * 32] = 1.f; }\n");
+  std::string args = "--no-cuda --verbose --cache-dir '" + cache + "' '" + dir + "/k.cu'";
+  RunResult first = runLint(args);
+  ASSERT_EQ(first.rc, 1) << first.out << first.err;
+  size_t entries = 0;
+  for (auto& e : fs::directory_iterator(fs::path(cache) / "v1" / "results")) {
+    writeFile(e.path().string(), "{\"key\": 42, garbage");
+    ++entries;
+  }
+  ASSERT_EQ(entries, 1u);
+  RunResult damaged = runLint(args);
+  EXPECT_EQ(damaged.rc, first.rc);
+  EXPECT_EQ(damaged.out, first.out);
+  EXPECT_EQ(damaged.err.find("from the result cache"), std::string::npos) << damaged.err;
+  RunResult repaired = runLint(args);
+  EXPECT_EQ(repaired.out, first.out);
+  EXPECT_NE(repaired.err.find("from the result cache"), std::string::npos) << "the damaged entry was replaced";
+  fs::remove_all(dir);
+}
+
+TEST(Cache, AStaleOrDamagedPreambleIsRebuiltNotTrusted) {
+  if (!haveToolkit()) GTEST_SKIP() << "no CUDA toolkit here: the preamble is only used with one";
+  std::string dir = tempDir("cache-stale-pch");
+  std::string cache = dir + "/cache";
+  writeFile(dir + "/k.cu", "#include <cstdio>\n__global__ void k(float* a) { a[threadIdx.x * 32] = 1.f; }\n");
+  std::string args = "--cuda-path /usr/local/cuda --verbose --cache-dir '" + cache + "' '" + dir + "/k.cu'";
+  RunResult bare = runLint("--no-cache --cuda-path /usr/local/cuda '" + dir + "/k.cu'");
+  ASSERT_EQ(bare.rc, 1) << bare.err;
+  RunResult cold = runLint(args);
+  EXPECT_EQ(cold.out, bare.out);
+  ASSERT_NE(cold.err.find(": built in"), std::string::npos) << cold.err;
+  fs::path pre = fs::path(cache) / "v1" / "preamble";
+  // A header the preamble read "changed" (its recorded time no longer matches): rebuilt.
+  for (auto& e : fs::directory_iterator(pre))
+    if (e.path().extension() == ".json")
+      writeFile(e.path().string(), std::regex_replace(readFile(e.path().string()), std::regex(R"(,(-?\d+)\])"), ",1]"));
+  fs::remove_all(fs::path(cache) / "v1" / "results");
+  RunResult stale = runLint(args);
+  EXPECT_EQ(stale.out, bare.out);
+  EXPECT_NE(stale.err.find(": built in"), std::string::npos) << "a stale preamble was used:\n" << stale.err;
+  // A truncated PCH with an intact manifest: not loadable, so the file is parsed without it.
+  for (auto& e : fs::directory_iterator(pre))
+    if (e.path().extension() == ".pch") fs::resize_file(e.path(), 4096);
+  fs::remove_all(fs::path(cache) / "v1" / "results");
+  RunResult truncated = runLint(args);
+  EXPECT_EQ(truncated.out, bare.out);
+  EXPECT_EQ(truncated.rc, bare.rc);
+  EXPECT_NE(truncated.err.find("could not be used; parsed without it"), std::string::npos) << truncated.err;
+  fs::remove_all(dir);
+}
+
+TEST(Cache, CacheFlagsAndAnUnwritableCacheFolder) {
+  RunResult r = runLint("--cache-dir");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("'--cache-dir' needs a value"), std::string::npos) << r.err;
+  std::string dir = tempDir("cache-unwritable");
+  writeFile(dir + "/file", "x");
+  writeFile(dir + "/k.cu", "__global__ void k(float* a) { a[threadIdx.x] = 1.f; }\n");
+  r = runLint("--no-cuda --cache-dir '" + dir + "/file/sub' '" + dir + "/k.cu'");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("cannot be written"), std::string::npos) << r.err;
+  r = runLint("--no-cuda --no-cache '" + dir + "/k.cu'");
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("0 findings in 1 file analysed (1 kernel) in "), std::string::npos) << r.err;
+  fs::remove_all(dir);
+}
