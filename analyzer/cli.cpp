@@ -9,6 +9,7 @@ namespace gpuopt {
 
 std::string usageText() {
   return R"(usage: gpuopt-lint [options] FILE... [-- COMPILER-ARGS]
+       gpuopt-lint profile [options] [FILE...] -- COMMAND [ARGS...]   (see gpuopt-lint profile --help)
 
 Finds CUDA performance and correctness mistakes: divergent branches, uncoalesced global access,
 shared-memory races and bank conflicts, pageable cudaMemcpy in loops, unsafe warp reductions.
@@ -45,6 +46,8 @@ Output:
   --verbose               show the compiler command, compile_commands.json use and timings
 
 Measured proofs (needs a CUDA GPU):
+  profile ... -- COMMAND  run COMMAND under Nsight Compute and join its per-line counters with the
+                          findings: measured figures, verdicts, measured-only findings
   --demo RULE|all|list    run the before/after kernels that measure a rule's penalty
   --json                  with --demo: JSON output
 

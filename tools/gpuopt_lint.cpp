@@ -25,6 +25,7 @@
 #include "analyzer/grouping.h"
 #include "analyzer/output.h"
 #include "analyzer/engine.h"
+#include "analyzer/profile_command.h"
 #include "analyzer/rule.h"
 #endif
 #if GPUOPT_HAVE_CUDA
@@ -75,11 +76,27 @@ int demo(const CliOptions& o) {
 int main(int argc, char** argv) {
   CliOptions o;
   std::string err;
-  if (!parseCommandLine(argc, argv, o, err)) {
-    std::cerr << "gpuopt-lint: error: " << err << "\nRun 'gpuopt-lint --help' for usage.\n";
+#if GPUOPT_HAVE_CLANG
+  // `gpuopt-lint profile ... -- COMMAND`: measure with Nsight Compute, lint, join (analyzer/profile*).
+  bool profiling = argc > 1 && std::string_view(argv[1]) == "profile";
+  profile::Command pc;
+  bool parsed = profiling ? profile::parseProfileCommandLine(argc, argv, o, pc, err) : parseCommandLine(argc, argv, o, err);
+#else
+  bool profiling = false;
+  bool parsed = parseCommandLine(argc, argv, o, err);
+#endif
+  if (!parsed) {
+    std::cerr << "gpuopt-lint: error: " << err << "\nRun 'gpuopt-lint " << (profiling ? "profile " : "")
+              << "--help' for usage.\n";
     return 2;
   }
   if (o.help) {
+#if GPUOPT_HAVE_CLANG
+    if (profiling) {
+      std::cout << profile::profileUsage();
+      return 0;
+    }
+#endif
     std::cout << usageText();
     return 0;
   }
@@ -99,6 +116,14 @@ int main(int argc, char** argv) {
 #else
   std::error_code ec;
   std::string cwd = std::filesystem::current_path(ec).string();
+  if (profiling) {
+    int rc = profile::measure(pc, o, err);
+    if (rc) {
+      std::cerr << "gpuopt-lint: error: " << err << "\n";
+      profile::finish(pc);
+      return rc;
+    }
+  }
   // Whole-project run: `-p DIR` and no files lints every CUDA translation unit of the database.
   if (o.files.empty() && !o.frontend.compileCommandsDir.empty() && !o.dumpConfig) {
     std::string dbErr;
@@ -120,6 +145,7 @@ int main(int argc, char** argv) {
       configError = true;
     }
     perFile[i].analysis.otherInputs = o.files;
+    if (profiling) perFile[i].analysis.model.profiledBlocks = profile::blockShapes(pc.profile);
   }
   if (o.dumpConfig) {
     ResolvedOptions r;
@@ -223,6 +249,15 @@ int main(int argc, char** argv) {
         std::string ferr;
         if (!applyFixes(file, diags, o.dryRun, std::cout, ferr)) r.errors.push_back({file, ferr});
       }
+    }
+  }
+
+  if (profiling) {
+    int rc = profile::joinAndTryFixes(pc, results, cwd, err);
+    profile::finish(pc);
+    if (rc) {
+      std::cerr << "gpuopt-lint: error: " << err << "\n";
+      return rc;
     }
   }
 
