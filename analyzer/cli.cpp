@@ -11,6 +11,7 @@ namespace gpuopt {
 std::string usageText() {
   return R"(usage: gpuopt-lint [options] FILE... [-- COMPILER-ARGS]
        gpuopt-lint lsp [options]      (language server on stdin/stdout; also --lsp)
+       gpuopt-lint profile [options] [FILE...] -- COMMAND [ARGS...]   (see gpuopt-lint profile --help)
 
 Finds CUDA performance and correctness mistakes: divergent branches, uncoalesced global access,
 shared-memory races and bank conflicts, pageable cudaMemcpy in loops, unsafe warp reductions.
@@ -62,6 +63,8 @@ Editor:
                           quick fixes as code actions; the options above apply to every file
 
 Measured proofs (needs a CUDA GPU):
+  profile ... -- COMMAND  run COMMAND under Nsight Compute and join its per-line counters with the
+                          findings: measured figures, verdicts, measured-only findings
   --demo RULE|all|list    run the before/after kernels that measure a rule's penalty
   --json                  with --demo: JSON output
 

@@ -1,5 +1,7 @@
 // The one diagnostic model every output format is fed from.
 #pragma once
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +35,19 @@ struct FixIt {
   std::string replacement;
 };
 
+// What Nsight Compute measured on a finding's line (`gpuopt-lint profile`, analyzer/profile.*).
+struct Measurement {
+  // "confirmed" (the counters agree with the prediction), "differs" (both numbers in `text`),
+  // "not executed in this run", "executed" (the counters cannot judge this kind of finding), or
+  // "measured only" for a measured-only finding.
+  std::string verdict;
+  std::string text;    // the figures in one sentence, for text output
+  std::string kernel;  // the profiled kernel the line belongs to
+  double stallShare = -1;  // the line's share of the kernel's warp-stall samples (0..1); -1 unknown
+  // Every figure, for JSON fields and SARIF properties (camelCase keys, in a stable order).
+  std::vector<std::pair<std::string, double>> values;
+};
+
 struct Diagnostic {
   std::string ruleId;
   Severity severity = Severity::Warning;
@@ -49,6 +64,12 @@ struct Diagnostic {
   // Stable across edits that move lines: rule, kernel, normalised source text (SARIF
   // partialFingerprints), set by assignFingerprints.
   std::string fingerprint;
+  // What the rule predicts, in the units a profiler measures (read by `profile` to judge it):
+  // "ways" (shared wavefronts per request), "sectors" and "usefulSectors" (global sectors per
+  // request), "lanes" (active lanes on the branch's path), "store" (1 for a store), "random" (1
+  // for a data-dependent address), "firstLine"/"lastLine" (the lines of a branch statement).
+  std::map<std::string, double> predicted;
+  std::optional<Measurement> measured;  // set by `profile`
 };
 
 // Problems with an input (not findings): the file could not be analysed.

@@ -237,14 +237,21 @@ class LintConsumer : public clang::ASTConsumer {
         continue;
       }
       // A kernel launched with several block shapes is judged with each (up to 4).
-      auto shapes = opts_.model.blockDimGiven ? std::vector<LaunchIndex::Shape>{} : launches.all(k);
+      // The shapes a profile recorded win over the launches in the code.
+      auto prof = opts_.model.blockDimGiven ? opts_.model.profiledBlocks.end() : opts_.model.profiledBlocks.find(k->getNameAsString());
+      bool profiled = prof != opts_.model.profiledBlocks.end() && !prof->second.empty();
+      std::vector<LaunchIndex::Shape> shapes;
+      if (profiled)
+        for (const auto& b : prof->second) shapes.push_back({b[0], b[1], b[2], "launch the profile recorded"});
+      else if (!opts_.model.blockDimGiven)
+        shapes = launches.all(k);
       if (shapes.size() > 4) shapes.resize(4);
-      if (shapes.size() < 2) shapes.clear();
+      if (shapes.size() < 2 && !profiled) shapes.clear();
       size_t variants = std::max<size_t>(1, shapes.size());
       ++out_.kernels;
       for (size_t vi = 0; vi < variants; ++vi) {
         const LaunchIndex::Shape* shape = shapes.empty() ? nullptr : &shapes[vi];
-        rc.setLaunchVariant(shape ? fmt::format("the {}x{}x{} block of the {}", shape->x, shape->y, shape->z, shape->where)
+        rc.setLaunchVariant(shape && shapes.size() > 1 ? fmt::format("the {}x{}x{} block of the {}", shape->x, shape->y, shape->z, shape->where)
                                   : std::string());
         auto model = KernelModel::build(k, ctx, opts_.model, launches, shape);
         if (opts_.frontend.verbose)

@@ -1,6 +1,8 @@
 // Options that shape the kernel model and the rules' thresholds (command line / config file).
 #pragma once
+#include <array>
 #include <map>
+#include <vector>
 #include <string>
 
 namespace gpuopt {
@@ -9,6 +11,9 @@ struct ModelOptions {
   // Block shape assumed when neither a launch nor __launch_bounds__ gives it (--block-dim).
   unsigned blockX = 256, blockY = 1, blockZ = 1;
   bool blockDimGiven = false;  // --block-dim overrides what the code says
+  // Block shapes a profile recorded, per kernel name (`gpuopt-lint profile`): they win over the
+  // launches in the code; --block-dim still wins over them.
+  std::map<std::string, std::vector<std::array<unsigned, 3>>> profiledBlocks;
   // Per-rule options, "rule-id.key" -> value (e.g. "bank-conflict.min-ways" -> 2).
   std::map<std::string, double> ruleOptions;
 

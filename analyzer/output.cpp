@@ -79,6 +79,7 @@ void writeText(std::ostream& os, const std::vector<FileResult>& results, const O
         writeSnippet(os, n.span, sources, st);
       }
       if (!d.fixHint.empty()) os << "    fix: " << d.fixHint << "\n";
+      if (d.measured) os << "    measured: " << st.bold() << d.measured->verdict << st.reset() << ": " << d.measured->text << "\n";
     }
   }
 }
@@ -94,6 +95,13 @@ json spanJson(const SourceSpan& s, const OutputContext& oc) {
           {"endColumn", s.endCol}};
 }
 }  // namespace
+
+static json measuredJson(const Measurement& m) {
+  json j = {{"verdict", m.verdict}, {"text", m.text}};
+  if (!m.kernel.empty()) j["kernel"] = m.kernel;
+  for (const auto& [k, v] : m.values) j[k] = v;
+  return j;
+}
 
 void writeJson(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc) {
   json files = json::array();
@@ -113,6 +121,10 @@ void writeJson(std::ostream& os, const std::vector<FileResult>& results, const O
       if (!d.demo.empty()) j["demo"] = d.demo;
       if (!d.function.empty()) j["kernel"] = d.function;
       if (!d.fingerprint.empty()) j["fingerprint"] = d.fingerprint;
+      if (d.measured) {
+        j["measured"] = measuredJson(*d.measured);
+        if (!d.predicted.empty()) j["predicted"] = d.predicted;
+      }
       if (!d.related.empty()) {
         j["related"] = json::array();
         for (const auto& r : d.related) j["related"].push_back(spanJson(r, oc));
@@ -238,6 +250,31 @@ void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const 
     rules.push_back(std::move(r));
     ruleIds.push_back(id);
   }
+  // Measured-only findings of `gpuopt-lint profile` (analyzer/profile.cpp; docs/profile.md).
+  static const std::pair<const char*, const char*> kMeasured[] = {
+      {"measured-bank-conflict", "shared-memory bank conflicts the profiler measured and no finding predicted"},
+      {"measured-uncoalesced", "global-memory traffic above the ideal the profiler measured and no finding predicted"},
+      {"measured-divergence", "a hot line with few active lanes the profiler measured and no finding predicted"}};
+  for (const auto& [id, summary] : kMeasured) {
+    bool used = false;
+    for (const auto& r : results)
+      for (const auto& d : r.diags) used = used || d.ruleId == id;
+    if (!used) continue;
+    std::string name;
+    bool up = true;
+    for (const char* c = id; *c; ++c) {
+      if (*c == '-') { up = true; continue; }
+      name += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(*c))) : *c;
+      up = false;
+    }
+    rules.push_back({{"id", id},
+                     {"name", name},
+                     {"shortDescription", {{"text", summary}}},
+                     {"fullDescription", {{"text", summary}}},
+                     {"helpUri", "https://github.com/gpuopt-lint/gpuopt-lint/blob/main/docs/profile.md"},
+                     {"defaultConfiguration", {{"level", "warning"}}}});
+    ruleIds.push_back(id);
+  }
   json sarifResults = json::array();
   json notifications = json::array();
   for (const auto& r : results) {
@@ -255,6 +292,11 @@ void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const 
       auto it = std::find(ruleIds.begin(), ruleIds.end(), d.ruleId);
       if (it != ruleIds.end()) res["ruleIndex"] = static_cast<int>(it - ruleIds.begin());
       if (!d.fingerprint.empty()) res["partialFingerprints"] = {{"gpuoptLint/v1", d.fingerprint}};
+      if (d.measured) {
+        res["properties"] = {{"measured", measuredJson(*d.measured)}};
+        if (!d.predicted.empty()) res["properties"]["predicted"] = d.predicted;
+        res["message"]["text"] = text + " Measured (" + d.measured->verdict + "): " + d.measured->text + ".";
+      }
       if (!d.notes.empty() || !d.related.empty()) {
         json related = json::array();
         int id = 0;
@@ -335,6 +377,7 @@ void writeGithub(std::ostream& os, const std::vector<FileResult>& results, const
       for (const auto& n : d.notes)
         msg += "\nnote (line " + std::to_string(n.span.begin.line) + "): " + n.message;
       if (!d.fixHint.empty()) msg += "\nfix: " + d.fixHint;
+      if (d.measured) msg += "\nmeasured (" + d.measured->verdict + "): " + d.measured->text;
       os << "::" << cmd << " file=" << githubEscapeProperty(relativePath(d.span.begin.file, oc.cwd))
          << ",line=" << d.span.begin.line << ",col=" << d.span.begin.col;
       if (d.span.endLine >= d.span.begin.line) os << ",endLine=" << d.span.endLine;

@@ -134,6 +134,13 @@ void DivergentBranchRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     msg += atContext(b.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
     Diagnostic d = rc.make(kInfo, rc.span(b.cond ? static_cast<const clang::Stmt*>(b.cond) : st), msg);
+    {
+      // Lanes per divergent warp on the taken path, and the statement's lines (the profile judges
+      // the active lanes of the instructions there).
+      SourceSpan whole = rc.span(st);
+      d.predicted = {{"lanes", best->divergentWarps ? static_cast<double>(best->taken) / best->divergentWarps : 0},
+                     {"firstLine", whole.begin.line}, {"lastLine", std::max(whole.endLine, whole.begin.line)}};
+    }
     d.fixHint = "make the condition uniform per warp: assign work by warp (threadIdx.x / 32) or use sequential "
                 "addressing ('if (tid < s)') so whole warps take the same path";
     rc.report(std::move(d));

@@ -115,6 +115,8 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     msg += atContext(a.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
     Diagnostic d = rc.make(kInfo, rc.span(a.expr), msg);
+    d.predicted = {{"sectors", c.sectors}, {"usefulSectors", c.ideal}, {"store", a.isWrite && !a.isRead ? 1 : 0},
+                   {"random", c.random ? 1 : 0}};
     d.fixHint = fix;
     rc.report(std::move(d));
   }

@@ -29,6 +29,7 @@
 #include "analyzer/engine.h"
 #include "analyzer/lint.h"
 #include "analyzer/lsp_server.h"
+#include "analyzer/profile_command.h"
 #include "analyzer/rule.h"
 #endif
 #if GPUOPT_HAVE_CUDA
@@ -80,11 +81,27 @@ int main(int argc, char** argv) {
   const auto startTime = std::chrono::steady_clock::now();
   CliOptions o;
   std::string err;
-  if (!parseCommandLine(argc, argv, o, err)) {
-    std::cerr << "gpuopt-lint: error: " << err << "\nRun 'gpuopt-lint --help' for usage.\n";
+#if GPUOPT_HAVE_CLANG
+  // `gpuopt-lint profile ... -- COMMAND`: measure with Nsight Compute, lint, join (analyzer/profile*).
+  bool profiling = argc > 1 && std::string_view(argv[1]) == "profile";
+  profile::Command pc;
+  bool parsed = profiling ? profile::parseProfileCommandLine(argc, argv, o, pc, err) : parseCommandLine(argc, argv, o, err);
+#else
+  bool profiling = false;
+  bool parsed = parseCommandLine(argc, argv, o, err);
+#endif
+  if (!parsed) {
+    std::cerr << "gpuopt-lint: error: " << err << "\nRun 'gpuopt-lint " << (profiling ? "profile " : "")
+              << "--help' for usage.\n";
     return 2;
   }
   if (o.help) {
+#if GPUOPT_HAVE_CLANG
+    if (profiling) {
+      std::cout << profile::profileUsage();
+      return 0;
+    }
+#endif
     std::cout << usageText();
     return 0;
   }
@@ -105,6 +122,14 @@ int main(int argc, char** argv) {
   if (o.lsp) return runLanguageServer(o, std::cin, std::cout, std::cerr, GPUOPT_VERSION);
   std::error_code ec;
   std::string cwd = std::filesystem::current_path(ec).string();
+  if (profiling) {
+    int rc = profile::measure(pc, o, err);
+    if (rc) {
+      std::cerr << "gpuopt-lint: error: " << err << "\n";
+      profile::finish(pc);
+      return rc;
+    }
+  }
   // Whole-project run: `-p DIR` and no files lints every CUDA translation unit of the database.
   if (o.files.empty() && !o.frontend.compileCommandsDir.empty() && !o.dumpConfig) {
     std::string dbErr;
@@ -143,6 +168,12 @@ int main(int argc, char** argv) {
     }
     perFile[i].analysis.otherInputs = o.files;
     perFile[i].analysis.cache = cache;
+    if (profiling) {
+      perFile[i].analysis.model.profiledBlocks = profile::blockShapes(pc.profile);
+      // The block shapes a profile recorded change the findings and are not part of the result
+      // cache's key: a profile run does not read or store results (the header preamble still helps).
+      perFile[i].analysis.cache.results = false;
+    }
   }
   if (o.dumpConfig) {
     ResolvedOptions r;
@@ -245,6 +276,15 @@ int main(int argc, char** argv) {
         if (!applyFixes(file, diags, o.dryRun, std::cout, ferr)) r.errors.push_back({file, ferr});
         else for (const auto& d : diags) fixed.emplace_back(file, d.ruleId);
       }
+    }
+  }
+
+  if (profiling) {
+    int rc = profile::joinAndTryFixes(pc, results, cwd, err);
+    profile::finish(pc);
+    if (rc) {
+      std::cerr << "gpuopt-lint: error: " << err << "\n";
+      return rc;
     }
   }
 

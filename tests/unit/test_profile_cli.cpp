@@ -1,0 +1,143 @@
+// `gpuopt-lint profile` end to end through the binary: --import of the recorded H100 exports, and
+// `-- COMMAND` with tests/data/ncu/fake-ncu.sh standing in for Nsight Compute (no GPU in CI).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "analyzer/profile.h"
+#include "test_util.h"
+
+using namespace gpuopt::test;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kSrc = GPUOPT_SOURCE_DIR;
+const std::string kData = kSrc + "/tests/data/ncu/";
+const std::string kFake = kData + "fake-ncu.sh";
+
+// A folder laid out like the recording machine's checkout: samples/ and the fake program.
+std::string workspace(const std::string& name) {
+  std::string d = tempDir(name);
+  fs::create_directories(d + "/samples/profile");
+  for (const char* f : {"transpose_ladder.cu", "reduction_ladder.cu", "profile/hidden_costs.cu"})
+    fs::copy_file(kSrc + "/samples/" + f, d + "/samples/" + f);
+  writeFile(d + "/app.sh", "#!/bin/sh\necho app ran\n");
+  fs::permissions(d + "/app.sh", fs::perms::owner_all);
+  return d;
+}
+}  // namespace
+
+TEST(Profile, ImportJoinsTheRecordedTransposeProfile) {
+  auto r = runLint("profile --no-config --import tests/data/ncu/transpose", kSrc);
+  EXPECT_EQ(r.rc, 1) << r.err;
+  // The 32-way conflict and the strided load, confirmed, ranked by stall share.
+  EXPECT_NE(r.out.find("measured: confirmed: this line: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("32-way measured, 32-way predicted"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("32 sectors per request measured (4 ideal), 32 for 4 predicted"), std::string::npos) << r.out;
+  // The profiled block shape (32x32) is used: no "assuming" in the messages.
+  EXPECT_EQ(r.out.find("assuming"), std::string::npos) << r.out;
+  auto j = runLint("profile --no-config --format json --import tests/data/ncu/transpose", kSrc);
+  EXPECT_NE(j.out.find("\"verdict\": \"confirmed\""), std::string::npos);
+  EXPECT_NE(j.out.find("\"measuredWays\": 32.0"), std::string::npos);
+}
+
+TEST(Profile, ImportFindsWhatTheStaticModelMissed) {
+  auto r = runLint("profile --no-config --format json --import tests/data/ncu/hidden", kSrc);
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.out.find("\"ruleId\": \"measured-bank-conflict\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"ruleId\": \"measured-divergence\""), std::string::npos) << r.out;
+  // The strided load the analysis did predict (its stride guessed from a representative value) is
+  // confirmed, not repeated as measured-only.
+  EXPECT_EQ(r.out.find("\"ruleId\": \"measured-uncoalesced\""), std::string::npos) << r.out;
+  auto s = runLint("profile --no-config --format sarif --import tests/data/ncu/hidden", kSrc);
+  EXPECT_NE(s.out.find("\"id\": \"measured-divergence\""), std::string::npos);
+  EXPECT_NE(s.out.find("\"measuredActiveLanes\""), std::string::npos);
+}
+
+TEST(Profile, ErrorsHaveTheirOwnExitStatus) {
+  auto r = runLint("profile --import tests/data/ncu/nolineinfo", kSrc);
+  EXPECT_EQ(r.rc, gpuopt::profile::kNoLineInfo);
+  EXPECT_NE(r.err.find("nvcc -lineinfo"), std::string::npos) << r.err;
+  r = runLint("profile --import tests/data/ncu/missing", kSrc);
+  EXPECT_EQ(r.rc, 2);
+  r = runLint("profile", kSrc);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("-- COMMAND"), std::string::npos) << r.err;
+  r = runLint("profile --try-fixes -- ./app", kSrc);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--build"), std::string::npos) << r.err;
+  r = runLint("profile --ncu /no/such/ncu -- ./app", kSrc);
+  EXPECT_EQ(r.rc, gpuopt::profile::kNoNcu);
+  r = runLint("profile -- ./app", kSrc + "/tests");  // PATH and the usual places without ncu here
+  if (!gpuopt::profile::findNcu("").empty()) GTEST_SKIP() << "ncu is installed here";
+  EXPECT_EQ(r.rc, gpuopt::profile::kNoNcu) << r.err;
+  EXPECT_NE(r.err.find("--ncu PATH"), std::string::npos) << r.err;
+}
+
+TEST(Profile, NoGpuIsSaidBeforeRunningAnything) {
+  if (fs::exists("/dev/nvidia0")) GTEST_SKIP() << "this machine has a GPU";
+  auto r = runLint("profile --ncu '" + kFake + "' -- ./app.sh", workspace("nogpu"));
+  EXPECT_EQ(r.rc, gpuopt::profile::kNoGpu) << r.err;
+  EXPECT_NE(r.err.find("--import"), std::string::npos) << r.err;
+}
+
+TEST(Profile, CommandOutcomesThroughNcu) {
+  std::string d = workspace("outcomes");
+  auto run = [&](const std::string& env, const std::string& cmd) {
+    std::string cd = "cd '" + d + "' && env GPUOPT_LINT_SKIP_GPU_CHECK=1 " + env + " '" + GPUOPT_LINT_BIN + "' profile --ncu '" +
+                     kFake + "' -- " + cmd;
+    RunResult r;
+    std::string errFile = d + "/err.txt";
+    r.rc = WEXITSTATUS(std::system((cd + " >'" + d + "/out.txt' 2>'" + errFile + "'").c_str()));
+    r.out = readFile(d + "/out.txt");
+    r.err = readFile(errFile);
+    return r;
+  };
+  auto recorded = [&](const std::string& name, int rc) {
+    return "FAKE_NCU_OUTPUT='" + kData + "ncu-output/" + name + ".txt' FAKE_NCU_RC=" + std::to_string(rc);
+  };
+  auto r = run(recorded("fails", 3), "./app.sh");
+  EXPECT_EQ(r.rc, gpuopt::profile::kCommandFailed) << r.err;
+  EXPECT_NE(r.err.find("giving up"), std::string::npos) << r.err;  // the program's own words are shown
+  r = run(recorded("notfound", 1), "./nope");
+  EXPECT_EQ(r.rc, gpuopt::profile::kCommandNotFound) << r.err;
+  r = run(recorded("nokernel", 0), "./app.sh");
+  EXPECT_EQ(r.rc, gpuopt::profile::kNoKernels) << r.err;
+  r = run("", "./no-such-program");  // the fake runs COMMAND itself: the shell's 127
+  EXPECT_EQ(r.rc, gpuopt::profile::kCommandNotFound) << r.err;
+  r = run("FAKE_NCU_DATA='" + kData + "nolineinfo'", "./app.sh");
+  EXPECT_EQ(r.rc, gpuopt::profile::kNoLineInfo) << r.err;
+  // A run that works: the profiled files are found here and linted with the recorded shapes.
+  r = run("FAKE_NCU_DATA='" + kData + "transpose'", "./app.sh");
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.out.find("samples/transpose_ladder.cu:20:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("measured: confirmed"), std::string::npos) << r.out;
+}
+
+TEST(Profile, TryFixesWorksInACopyAndNeverTouchesTheTree) {
+  std::string d = workspace("tryfixes");
+  std::string before = readFile(d + "/samples/transpose_ladder.cu");
+  std::string log = d + "/../tryfixes-ncu.log";
+  fs::remove(log);
+  fs::remove_all(d + "/../tf-keep");
+  std::string cmd = "cd '" + d + "' && env GPUOPT_LINT_SKIP_GPU_CHECK=1 FAKE_NCU_DATA='" + kData + "transpose' FAKE_NCU_LOG='" +
+                    log + "' '" + GPUOPT_LINT_BIN + "' profile --out '" + d + "/../tf-keep' --runs 3 --try-fixes --build 'grep -c \"TILE + 1\" samples/transpose_ladder.cu > padded.txt || true' --ncu '" +
+                    kFake + "' -- ./app.sh >'" + d + "/../tf-out.txt' 2>'" + d + "/../tf-err.txt'";
+  int rc = WEXITSTATUS(std::system(cmd.c_str()));
+  std::string out = readFile(d + "/../tf-out.txt"), err = readFile(d + "/../tf-err.txt");
+  EXPECT_EQ(rc, 1) << err;
+  EXPECT_EQ(readFile(d + "/samples/transpose_ladder.cu"), before);  // untouched
+  EXPECT_FALSE(fs::exists(d + "/padded.txt"));                       // the build ran in the copies only
+  // The fix (padding transposeShared's tile) is in the fixed copy only.
+  EXPECT_EQ(readFile(d + "/../tf-keep/try-fixes/before/padded.txt"), "1\n");
+  EXPECT_EQ(readFile(d + "/../tf-keep/try-fixes/after/padded.txt"), "2\n");
+  EXPECT_NE(out.find("--try-fixes: 'transposeShared' took"), std::string::npos) << out << err;
+  EXPECT_NE(out.find("median of 3 runs"), std::string::npos) << out;
+  // COMMAND ran once for the profile and 3 times in each copy.
+  std::string runs = readFile(log);
+  size_t inBefore = 0, inAfter = 0;
+  for (size_t p = 0; (p = runs.find("/try-fixes/before ", p)) != std::string::npos; ++p) ++inBefore;
+  for (size_t p = 0; (p = runs.find("/try-fixes/after ", p)) != std::string::npos; ++p) ++inAfter;
+  EXPECT_EQ(inBefore, 3u) << runs;
+  EXPECT_EQ(inAfter, 3u) << runs;
+}
