@@ -681,6 +681,9 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
                      opts.model.blockX, opts.model.blockY, opts.model.blockZ, opts.model.blockDimGiven,
                      opts.frontend.maxFileBytes, opts.frontend.verbose);
     for (const auto& [name, value] : opts.model.ruleOptions) k += fmt::format("{}={}\n", name, value);
+    // Which included files are linted (--header-filter) and which other inputs may be includers.
+    k += "header-filter:" + (opts.headerFilter ? "=" + *opts.headerFilter : std::string("-")) + "\n";
+    for (const auto& o : opts.otherInputs) k += "input:" + o + "\n";
     resultKey = hashText(k);
     if (auto c = loadCachedResult(opts.cache.dir, file, resultKey)) {
       fa.result = std::move(c->result);
