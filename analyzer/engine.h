@@ -16,6 +16,8 @@ namespace gpuopt {
 
 class Rule;
 
+// Every field that can change a file's result must be part of the result cache's key
+// (analyzeFile in engine.cpp), or an unchanged file would be served a stale result.
 struct AnalysisOptions {
   FrontendOptions frontend;
   ModelOptions model;
