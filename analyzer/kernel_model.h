@@ -57,6 +57,12 @@ class KernelModel {
   bool blockAssumed() const { return blockAssumed_; }
   // "a 256x1x1 block (assumed; pass --block-dim)" for messages.
   std::string blockDescription() const;
+  // Where the block shape was written: the launch's block argument or the __launch_bounds__
+  // attribute (invalid when assumed or given with --block-dim).
+  clang::SourceRange blockRange() const { return blockRange_; }
+  // Blocks in the grid of the launch the shape came from; 0 when unknown (not a compile-time
+  // value, or no launch in the file).
+  unsigned gridBlocks() const { return gridBlocks_; }
 
   const std::vector<Access>& accesses() const { return accesses_; }
   const std::vector<Branch>& branches() const { return branches_; }
@@ -72,10 +78,17 @@ class KernelModel {
   // Shared-memory races (analyzer/model/races.h), computed on first use.
   using Race = gpuopt::Race;
   const std::vector<Race>& sharedRaces() const;
+  // Global-memory races between threads of one block (the same query over global accesses).
+  const std::vector<Race>& globalRaces() const;
+  // Global-memory races between threads of different blocks (analyzer/model/races.h).
+  const std::vector<CrossBlockRace>& crossBlockRaces() const;
 
  private:
   friend class model_detail::Builder;  // the only writer: fills the records during the walk
   KernelModel() = default;
+  // Fills Access::stepX/stepY/blockLinear of global accesses by walking the kernel again with
+  // other representative block indices (only when it writes global memory).
+  void learnBlockSteps();
 
   clang::ASTContext* ctx_ = nullptr;
   const clang::FunctionDecl* kernel_ = nullptr;
@@ -87,8 +100,11 @@ class KernelModel {
   std::vector<Barrier> barriers_;
   bool truncated_ = false;
   std::string outOfBounds_;  // an array indexed past its declared size (name), if any
-  mutable bool racesDone_ = false;
-  mutable std::vector<Race> races_;
+  clang::SourceRange blockRange_;
+  unsigned gridBlocks_ = 0;
+  mutable bool racesDone_ = false, globalDone_ = false, crossDone_ = false;
+  mutable std::vector<Race> races_, globalRaces_;
+  mutable std::vector<CrossBlockRace> crossRaces_;
 };
 
 }  // namespace gpuopt

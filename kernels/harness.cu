@@ -197,6 +197,11 @@ const std::vector<DemoInfo>& list() {
       {"unbatched-memcpy", "16 MiB from pinned memory in one copy vs 4096 x 4 KiB copies, chunk-size sweep"},
       {"serialized-transfers", "copy in, kernel, copy out: serial loop vs 16 chunks over 4 streams; overlap, copy engines"},
       {"alloc-in-loop", "cudaMalloc/cudaFree per iteration vs one allocation vs cudaMallocAsync; cudaMallocHost per iteration"},
+      {"global-memory-race", "lecture 001's c[i] = c[i] + c[i-1]: in place, Fix1 (barrier), second array (wrong results counted)"},
+      {"atomic-contention", "one counter from every thread, a float sum, a 4-bin histogram: vs one atomic per block / privatised bins"},
+      {"partial-warp-block", "100, 48, 33 threads per block vs 128 and 64 (compute-bound and memory-bound)"},
+      {"double-promotion", "v * 1.1 - 0.1 (double literals) vs v * 1.1f - 0.1f"},
+      {"dynamic-local-array", "per-thread 32-bin histogram in a local array vs a shared-memory slice"},
       {"reduction", "the lectures' reduction ladder reduce0..reduce6 plus a shuffle version, at 2^24 and 2^20"},
   };
   return l;
@@ -226,6 +231,11 @@ int run(const std::string& name, bool json, std::ostream& out, std::ostream& err
       else if (d.name == "serialized-transfers") rs = demoSerialized();
       else if (d.name == "alloc-in-loop") rs = demoAllocInLoop();
       else if (d.name == "reduction") rs = demoReduction();
+      else if (d.name == "global-memory-race") rs = demoGlobalRace();
+      else if (d.name == "atomic-contention") rs = demoAtomic();
+      else if (d.name == "partial-warp-block") rs = demoPartialWarp();
+      else if (d.name == "double-promotion") rs = demoDoublePromotion();
+      else if (d.name == "dynamic-local-array") rs = demoLocalArray();
       for (const auto& r : rs) {
         for (const auto& row : r.rows)
           if (!row.correct && row.isFixed) rc = kVerificationFailed;

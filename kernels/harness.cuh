@@ -107,5 +107,10 @@ std::vector<Report> demoUnbatched();
 std::vector<Report> demoSerialized();
 std::vector<Report> demoAllocInLoop();
 std::vector<Report> demoReduction();
+std::vector<Report> demoGlobalRace();
+std::vector<Report> demoAtomic();
+std::vector<Report> demoPartialWarp();
+std::vector<Report> demoDoublePromotion();
+std::vector<Report> demoLocalArray();
 
 }  // namespace gpuopt::demos

@@ -27,6 +27,19 @@ std::string measuredImpact(std::string_view id) {
                         "pair), cudaMallocHost+cudaFreeHost 1.3 ms a pair; see --demo alloc-in-loop"},
       {"missing-syncthreads", "measured on H100: the lectures' shift kernel gave wrong results in 20 of 20 runs; see "
                               "--demo missing-syncthreads"},
+      // docs/measurements.md, "Device-side rules": same machine, 2026-11-23, `gpuopt-lint --demo <id>`.
+      {"global-memory-race", "measured on H100: the lecture's in-place c[i] += c[i-1] gave wrong results in 17 of 20 "
+                             "runs, its barrier 'Fix1' in 14 of 20, always at a block's first element; see --demo "
+                             "global-memory-race"},
+      {"atomic-contention", "measured on H100: a float atomicAdd per thread 239x slower than one per block, a 4-bin "
+                            "global histogram 61x slower than shared bins, an aggregated counter 7.2x; see --demo "
+                            "atomic-contention"},
+      {"partial-warp-block", "measured on H100: 100-thread blocks 1.27x slower than 128 for a copy, 1.28x for compute; 33 "
+                             "threads 1.93x; see --demo partial-warp-block"},
+      {"double-promotion", "measured on H100: v * 1.1 - 0.1 on floats 12.3x slower than with 1.1f and 0.1f; see --demo "
+                           "double-promotion"},
+      {"dynamic-local-array", "measured on H100: a per-thread 32-bin histogram in local memory 8.4x slower than a "
+                              "shared-memory slice; see --demo dynamic-local-array"},
   };
   auto it = impact.find(id);
   return it == impact.end() ? std::string() : it->second;

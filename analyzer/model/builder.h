@@ -33,7 +33,9 @@ constexpr int kMaxInlineDepth = 8;
 
 class Builder : public LaneDomain {
  public:
-  Builder(KernelModel& m, clang::ASTContext& ctx);
+  // `blockRep`: the representative blockIdx (x, y, z); the walk is repeated with other values to
+  // learn how addresses move from block to block.
+  Builder(KernelModel& m, clang::ASTContext& ctx, const int64_t blockRep[3] = nullptr);
   // Walks the kernel's body, recording accesses, branches and barriers into the model.
   void run(const clang::FunctionDecl* k);
 
@@ -93,7 +95,7 @@ class Builder : public LaneDomain {
   void recordAccess(const LVal& lv, bool read, bool write, bool atomic, const Value* stored);
 
   // ---- calls, intrinsics, cooperative groups (calls.cpp) ----
-  void barrier(const clang::Expr* call, bool block, std::string name);
+  void barrier(const clang::Expr* call, bool block, std::string name, bool grid = false);
   Value evalMemberCall(const clang::CXXMemberCallExpr* mce);
   // A cooperative-groups method (member or static) on a group of kind `gk` and type `t`.
   Value groupMethod(GroupKind gk, clang::QualType t, const std::string& name, const clang::Expr* call, unsigned knownSize = 0);
@@ -122,6 +124,9 @@ class Builder : public LaneDomain {
   std::unordered_map<const clang::Expr*, std::optional<int64_t>> folded_;
   const clang::VarDecl* loopVar_ = nullptr;
   unsigned epoch_ = 0, seq_ = 0, loopDepth_ = 0;
+  unsigned runtimeLoops_ = 0;
+  unsigned blockGuards_ = 0;   // enclosing ifs decided per block (by blockIdx), not per thread  // enclosing loops whose trip count is not a constant
+  int64_t blockRep_[3] = {kBlockIdxRep, kBlockIdxRep, kBlockIdxRep};
   int depth_ = 0;
   size_t steps_ = 0;
 };

@@ -8,11 +8,12 @@
 
 namespace gpuopt::model_detail {
 
-void Builder::barrier(const clang::Expr* call, bool block, std::string name) {
+void Builder::barrier(const clang::Expr* call, bool block, std::string name, bool grid) {
   if (!anyActive()) return;
   Barrier b;
   b.call = call;
   b.blockLevel = block;
+  b.gridLevel = grid;
   b.name = std::move(name);
   b.active = active_;
   b.alive = alive_;
@@ -52,7 +53,7 @@ Value Builder::groupMethod(GroupKind gk, clang::QualType t, const std::string& n
   if (knownSize && gk != GroupKind::Grid) gk = knownSize >= N_ ? GroupKind::Block : GroupKind::Warp;
   unsigned tile = gk == GroupKind::Warp ? (knownSize ? knownSize : tileSizeOf(t)) : 0;
   if (name == "sync") {
-    barrier(call, gk != GroupKind::Warp, recordName(t) + "::sync()");
+    barrier(call, gk != GroupKind::Warp, recordName(t) + "::sync()", gk == GroupKind::Grid);
     return unknown();
   }
   if (name.rfind("operator", 0) == 0) {  // conversion to another group type: the same threads
@@ -138,7 +139,7 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
       GroupKind gk = groupKind(ce->getArg(0)->getType());
       if (self.group) gk = self.group >= N_ ? GroupKind::Block : GroupKind::Warp;
       args();
-      barrier(ce, gk != GroupKind::Warp, "cooperative_groups::sync()");
+      barrier(ce, gk != GroupKind::Warp, "cooperative_groups::sync()", gk == GroupKind::Grid);
       return unknown();
     }
     if (name == "reduce" || name.rfind("inclusive_scan", 0) == 0 || name.rfind("exclusive_scan", 0) == 0) {

@@ -146,7 +146,7 @@ Value Builder::builtinVar(const clang::PseudoObjectExpr* po) {
     return v;
   }
   if (var == "blockDim") return constant(axis == 0 ? m_.bx_ : axis == 1 ? m_.by_ : m_.bz_);
-  if (var == "blockIdx") { Value v = constant(kBlockIdxRep); v.symbolic = true; return v; }
+  if (var == "blockIdx") { Value v = constant(blockRep_[axis]); v.symbolic = true; v.block = true; return v; }
   if (var == "gridDim") { Value v = constant(kGridDimRep); v.symbolic = true; return v; }
   return unknown();
 }
@@ -165,7 +165,7 @@ Value Builder::evalMemberOfValue(const clang::MemberExpr* me) {
         return v;
       }
       if (name == "group_dim" || name == "dim_threads") return constant(axis == 0 ? m_.bx_ : axis == 1 ? m_.by_ : m_.bz_);
-      if (name == "group_index") { Value v = constant(kBlockIdxRep); v.symbolic = true; return v; }
+      if (name == "group_index") { Value v = constant(blockRep_[axis]); v.symbolic = true; v.block = true; return v; }
     }
   }
   eval(base);
@@ -278,6 +278,13 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
     }
   }
   if (!r.known) {
+    // A data value masked or reduced by a constant: how many values it can take (histogram bins).
+    auto constOf = [&](const Value& x, int64_t& c) { return x.known && !varying(x) && !x.symbolic && (c = x.v[0], true); };
+    int64_t c = 0;
+    if (op == BO::BO_And && ((a.data && constOf(b, c)) || (b.data && constOf(a, c))) && c >= 0 && c < (int64_t(1) << 20))
+      r.values = int64_t(1) << __builtin_popcountll(static_cast<uint64_t>(c));
+    else if (op == BO::BO_Rem && a.data && constOf(b, c) && c > 0 && c < (int64_t(1) << 20))
+      r.values = type->isUnsignedIntegerOrEnumerationType() ? c : 2 * c - 1;
     if (op == BO::BO_Mul && ((a.known && !varying(a) && a.v[0] == 0) || (b.known && !varying(b) && b.v[0] == 0))) return constant(0);
     number(r, mix(0x42494eull ^ static_cast<uint64_t>(op), reinterpret_cast<uintptr_t>(type.getCanonicalType().getAsOpaquePtr())),
            {&a, &b});  // "BIN": the operator and the type it computes in
@@ -476,6 +483,7 @@ Builder::LVal Builder::evalLValue(const clang::Expr* e) {
     if (lv.ptr.known)
       for (unsigned t = 0; t < N_; ++t) lv.ptr.v[t] = base.v[t] + idx.v[t] * static_cast<int64_t>(sz);
     if (varying(idx) && !idx.strideSym.empty()) lv.ptr.strideSym = idx.strideSym;
+    lv.ptr.values = idx.data && !base.data ? idx.values : 0;
     lv.size = sz;
     lv.isVolatile = lv.isVolatile || base.ptrVolatile;
     // Index past a constant array bound: a real bug, or a wrong block-shape assumption.
@@ -601,7 +609,6 @@ Value Builder::readMem(const LVal& lv) {
 
 void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, const Value* stored) {
   if (!anyActive()) return;
-  if (lv.ptr.space == MemSpace::Local) return;
   Access a;
   a.expr = lv.expr;
   a.base = lv.ptr.base;
@@ -631,6 +638,9 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   a.context = context();
   a.function = frames_.back().fn;
   a.guards = guards_;
+  a.inRuntimeLoop = runtimeLoops_ > 0;
+  a.blockGuarded = blockGuards_ > 0;
+  a.dataValues = lv.ptr.values;
   m_.accesses_.push_back(std::move(a));
 }
 }  // namespace gpuopt::model_detail

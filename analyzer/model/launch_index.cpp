@@ -190,7 +190,8 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
     clang::ASTContext* ctx;
     LaunchIndex* index;
     bool shouldVisitTemplateInstantiations() const { return true; }
-    void record(const clang::FunctionDecl* k, const clang::Expr* blockArg, clang::SourceLocation at) {
+    void record(const clang::FunctionDecl* k, const clang::Expr* blockArg, clang::SourceLocation at,
+                const clang::Expr* gridArg = nullptr) {
       auto& sm = ctx->getSourceManager();
       std::string where = fmt::format("launch at line {}", sm.getExpansionLineNumber(at));
       auto keys = [&](auto&& add) {
@@ -203,7 +204,9 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
         keys([&](const clang::FunctionDecl* f) { index->unreadable_.emplace(f, where); });
         return;
       }
-      Shape s{d[0], d[1], d[2], where};
+      Shape s{d[0], d[1], d[2], where, blockArg->getSourceRange(), 0};
+      unsigned g[3];
+      if (gridArg && readBlockShape(gridArg, *ctx, g)) s.gridBlocks = g[0] * g[1] * g[2];
       keys([&](const clang::FunctionDecl* f) {
         index->shapes_.emplace(f, s);
         auto& v = index->allShapes_[f];
@@ -223,13 +226,15 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
       // parse sees a launch in a lambda (lambdas are __host__ __device__).
       const clang::CallExpr* cfg = call->getConfig();
       const clang::Expr* block = nullptr;
+      const clang::Expr* grid = nullptr;
       unsigned dim3s = 0;
       for (unsigned i = 0; cfg && i < cfg->getNumArgs() && !block; ++i) {
         const clang::Expr* a = cfg->getArg(i);
         auto* rd = a->getType()->getAsCXXRecordDecl();
         if (rd && rd->getName() == "dim3" && ++dim3s == 2) block = a;
+        else if (rd && rd->getName() == "dim3" && dim3s == 1) grid = a;
       }
-      record(k, block, call->getBeginLoc());
+      record(k, block, call->getBeginLoc(), grid);
       return true;
     }
     // cudaLaunchKernel(k, grid, block, ...) and cudaLaunchCooperativeKernel: the same shape rules.
@@ -239,7 +244,7 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
       if (!fd || call->getNumArgs() < 3) return true;
       std::string n = fd->getNameAsString();
       if (n == "cudaLaunchKernel" || n == "cudaLaunchCooperativeKernel") {
-        if (const clang::FunctionDecl* k = kernelOf(call->getArg(0))) record(k, call->getArg(2), call->getBeginLoc());
+        if (const clang::FunctionDecl* k = kernelOf(call->getArg(0))) record(k, call->getArg(2), call->getBeginLoc(), call->getArg(1));
         return true;
       }
       // cudaLaunchKernelEx(&config, k, args...) / cudaLaunchKernelExC(&config, (void*)k, args): the

@@ -19,6 +19,10 @@ class LaunchIndex {
   struct Shape {
     unsigned x = 0, y = 1, z = 1;
     std::string where;  // "launch at line N"
+    // The block argument of the launch (where a finding about the shape points).
+    clang::SourceRange range;
+    // Blocks in the grid of that launch: 0 when not a compile-time value.
+    unsigned gridBlocks = 0;
   };
   // nullptr when no launch of `kernel` with a readable block shape exists.
   const Shape* find(const clang::FunctionDecl* kernel) const;

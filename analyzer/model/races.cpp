@@ -133,4 +133,107 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space)
   return races;
 }
 
+std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& accesses,
+                                                const std::vector<Barrier>& barriers, MemSpace space) {
+  std::vector<CrossBlockRace> races;
+  // Grid-wide syncs split the kernel into intervals; program order decides which an access is in.
+  std::vector<unsigned> gridSyncs;
+  for (const auto& b : barriers)
+    if (b.gridLevel) gridSyncs.push_back(b.seq);
+  auto interval = [&](unsigned seq) {
+    return static_cast<unsigned>(std::lower_bound(gridSyncs.begin(), gridSyncs.end(), seq) - gridSyncs.begin());
+  };
+  bool moveY = false;
+  for (const auto& a : accesses)
+    if (a.space == space && a.blockLinear)
+      for (size_t t = 0; t < a.stepY.size() && !moveY; ++t) moveY = a.mask[t] && a.stepY[t] != 0;
+  const int ys = moveY ? 2 : 1;
+  struct Entry {
+    const void* base;
+    unsigned interval;
+    int64_t unit;
+    int blk;  // x offset + 3 * y offset
+    unsigned thread;
+    const Access* acc;
+  };
+  int64_t unit = 4;
+  for (const auto& a : accesses)
+    if (a.space == space && a.blockLinear && a.elemSize > 0) unit = std::min<int64_t>(unit, a.elemSize);
+  std::vector<Entry> entries;
+  for (const auto& a : accesses) {
+    if (a.space != space || !a.blockLinear || !a.known || a.data || !a.base || a.isAtomic) continue;
+    unsigned iv = interval(a.seq);
+    for (unsigned t = 0; t < a.mask.size(); ++t) {
+      if (!a.mask[t]) continue;
+      bool moves = a.stepX[t] != 0 || a.stepY[t] != 0;
+      // An address every block touches, under `if (blockIdx.x == 0)`: only some blocks do.
+      if (!moves && a.blockGuarded) continue;
+      for (int y = 0; y < ys; ++y)
+        for (int x = 0; x < 3; ++x) {
+          int64_t addr = a.addr[t] + x * a.stepX[t] + y * a.stepY[t];
+          int64_t first = floorDiv(addr, unit), last = floorDiv(addr + std::max(1u, a.elemSize) - 1, unit);
+          for (int64_t u = first; u <= last; ++u) entries.push_back({a.base, iv, u, x + 3 * y, t, &a});
+          if (!moves) break;  // the same address in every block: one entry stands for all
+        }
+    }
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& p, const Entry& q) {
+    if (p.base != q.base) return p.base < q.base;
+    if (p.interval != q.interval) return p.interval < q.interval;
+    if (p.unit != q.unit) return p.unit < q.unit;
+    if (p.acc->seq != q.acc->seq) return p.acc->seq < q.acc->seq;
+    return p.blk < q.blk;
+  });
+  std::set<std::pair<const clang::Expr*, const clang::Expr*>> seen;
+  auto moves = [](const Entry& e) { return e.acc->stepX[e.thread] != 0 || e.acc->stepY[e.thread] != 0; };
+  for (size_t g = 0; g < entries.size();) {
+    size_t h = g;
+    while (h < entries.size() && entries[h].base == entries[g].base && entries[h].interval == entries[g].interval &&
+           entries[h].unit == entries[g].unit)
+      ++h;
+    // Every write of this unit stores one known value: benign.
+    bool oneValue = true, haveValue = false, anyWrite = false;
+    int64_t value = 0;
+    for (size_t k = g; k < h; ++k) {
+      const Access* a = entries[k].acc;
+      if (!a->isWrite) continue;
+      anyWrite = true;
+      if (a->isRead || !a->storedKnown) { oneValue = false; break; }
+      int64_t v = a->stored[entries[k].thread];
+      if (haveValue && v != value) { oneValue = false; break; }
+      value = v, haveValue = true;
+    }
+    if (anyWrite && !oneValue)
+      for (size_t i = g; i < h; ++i)
+        for (size_t j = i; j < h; ++j) {
+          const Entry &p = entries[i], &q = entries[j];
+          // A store to an address that does not move with blockIdx: the same thread of every block.
+          if (i == j && (moves(p) || !p.acc->isWrite)) continue;
+          if (!p.acc->isWrite && !q.acc->isWrite) continue;
+          bool indep = !moves(p) && !moves(q);
+          // Two entries from different blocks; an address that does not move is in every block,
+          // so it meets any entry, even one of the same block offset, from another block.
+          if (p.blk == q.blk && !indep && moves(p) && moves(q)) continue;
+          const Access* w = p.acc->isWrite ? p.acc : q.acc;
+          const Access* o = w == p.acc ? q.acc : p.acc;
+          if (!seen.insert({w->expr, o->expr}).second) continue;
+          CrossBlockRace r;
+          const Entry& we = w == p.acc ? p : q;
+          const Entry& oe = w == p.acc ? q : p;
+          r.first = w;
+          r.second = o;
+          r.t1 = we.thread, r.t2 = oe.thread;
+          r.b1 = we.blk % 3, r.by1 = we.blk / 3;
+          r.b2 = oe.blk % 3, r.by2 = oe.blk / 3;
+          if (r.b1 == r.b2 && r.by1 == r.by2) r.b2 = r.b1 + 1;  // a fixed address: any other block
+          r.byteAddr = w->addr[we.thread] + r.b1 * w->stepX[we.thread] + r.by1 * w->stepY[we.thread];
+          r.blockIndependent = indep;
+          r.possible = !w->guards.empty() || !o->guards.empty();
+          races.push_back(r);
+        }
+    g = h;
+  }
+  return races;
+}
+
 }  // namespace gpuopt

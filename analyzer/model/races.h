@@ -29,4 +29,25 @@ struct Race {
 // word (char/short arrays) do not race.
 std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space);
 
+// A race between threads of two different blocks of one launch. No __syncthreads() orders blocks:
+// only a grid-wide sync, the end of the kernel, or an atomic does.
+struct CrossBlockRace {
+  const Access* first = nullptr;   // the write (or the earlier access when both write)
+  const Access* second = nullptr;
+  unsigned t1 = 0, t2 = 0;         // thread of first (in block b1) / of second (in block b2)
+  int b1 = 0, b2 = 0;              // blockIdx.x offsets from a representative block b (b + b1)
+  int by1 = 0, by2 = 0;            // blockIdx.y offsets
+  int64_t byteAddr = 0;            // the element both touch (bytes from the base, in block b's terms)
+  bool blockIndependent = false;   // neither address depends on blockIdx: every block touches it
+  bool possible = false;           // under a condition the model could not decide (data-dependent)
+};
+
+// Races between blocks: each global access whose address is linear in blockIdx (Access::stepX/Y)
+// is placed at blocks b..b+2 (and b..b+1 in y when addresses move with blockIdx.y); two threads of
+// different blocks touching one unit, one of them writing, between the same grid-wide syncs, race.
+// Skipped: atomics, data-dependent or unknown addresses, every store of one known value, and
+// block-independent accesses under a per-block condition (`if (blockIdx.x == 0)`).
+std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& accesses,
+                                                const std::vector<Barrier>& barriers, MemSpace space);
+
 }  // namespace gpuopt

@@ -35,6 +35,20 @@ struct Access {
   // Lines of the conditions around it that the model could not decide (data-dependent): the
   // access is recorded for every thread, but some may not perform it.
   std::vector<unsigned> guards;
+  // Inside a loop whose trip count the model could not fix (a bound over a parameter or data):
+  // the compiler cannot unroll it, so an index that changes between its iterations is a run-time
+  // index even when each walked iteration has a known value.
+  bool inRuntimeLoop = false;
+  // A data-dependent index with a known number of possible values (`v & 3`: 4), else 0.
+  int64_t dataValues = 0;
+  // How the address moves with the block index: bytes per +1 of blockIdx.x / blockIdx.y, per
+  // thread (the kernel walked again with other representative block indices). Only meaningful
+  // when `blockLinear` (the same access, same threads, address linear in blockIdx.x).
+  std::vector<int64_t> stepX, stepY;
+  bool blockLinear = false;
+  // Under a condition that is the same for every thread of a block but depends on blockIdx
+  // (`if (blockIdx.x == 0)`): only some blocks perform it.
+  bool blockGuarded = false;
 };
 
 struct Branch {
@@ -53,6 +67,7 @@ struct Branch {
 struct Barrier {
   const clang::Expr* call = nullptr;
   bool blockLevel = true;  // false: warp-level (__syncwarp, tile.sync(), *_sync intrinsics)
+  bool gridLevel = false;  // a grid-wide sync (cooperative groups' grid.sync()): orders blocks too
   std::string name;
   Mask active;             // threads reaching it
   Mask alive;              // threads that have not exited the kernel

@@ -45,6 +45,7 @@ void LaneDomain::mergeFlags(Value& r, const Value& a, const Value& b) {
   r.data = a.data || b.data;
   r.symbolic = a.symbolic || b.symbolic;
   r.param = a.param || b.param;
+  r.block = a.block || b.block;
   r.strideSym = !a.strideSym.empty() ? a.strideSym : b.strideSym;
 }
 
@@ -58,6 +59,7 @@ void LaneDomain::assignMasked(Value& dst, const Value& src) const {
   dst.data = dst.data || src.data;
   dst.symbolic = dst.symbolic || src.symbolic;
   dst.param = dst.param || src.param;
+  dst.block = dst.block || src.block;
   if (!src.strideSym.empty()) dst.strideSym = src.strideSym;
   dst.isPtr = src.isPtr;
   dst.base = src.base;
@@ -72,6 +74,7 @@ void LaneDomain::assignMasked(Value& dst, const Value& src) const {
     for (unsigned t = 0; t < N_; ++t)
       if (active_[t]) dst.tag[t] = src.tag.empty() ? 0 : src.tag[t];
   }
+  dst.values = 0;    // ... and the other threads' values are not bounded by the new one's range
 }
 
 void LaneDomain::truncate(Value& v, unsigned w, bool sign) const {

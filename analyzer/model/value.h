@@ -30,6 +30,7 @@ struct Value {
   bool data = false;        // derived from a per-thread memory load (data-dependent)
   bool symbolic = false;    // depends on a uniform symbol's representative value
   bool param = false;       // ... of a kernel parameter or a uniform load (blockIdx/gridDim: symbolic only)
+  bool block = false;       // depends on blockIdx (differs between blocks)
   std::string strideSym;    // uniform symbol scaling a thread-varying term ("height")
   // Pointers.
   bool isPtr = false;
@@ -47,6 +48,9 @@ struct Value {
   // from the same loads (same address, memory not written in between) and constants. Empty when
   // no thread has one.
   std::vector<uint64_t> tag;
+  // An unknown (data-dependent) integer with at most this many possible values (`v & 3`: 4,
+  // `v % 8` for unsigned v: 8), else 0.
+  int64_t values = 0;
 };
 
 // Floor division (addresses can be negative when index arithmetic wraps).

@@ -9,7 +9,9 @@
 
 namespace gpuopt::model_detail {
 
-Builder::Builder(KernelModel& m, clang::ASTContext& ctx) : LaneDomain(m.threads()), m_(m), ctx_(ctx) {
+Builder::Builder(KernelModel& m, clang::ASTContext& ctx, const int64_t blockRep[3])
+    : LaneDomain(m.threads()), m_(m), ctx_(ctx) {
+  if (blockRep) std::copy(blockRep, blockRep + 3, blockRep_);
   alive_.assign(N_, 1);
   warpEpoch_.assign(m.warps(), 0);
 }
@@ -173,12 +175,26 @@ void Builder::walkIf(const clang::IfStmt* is) {
   // Unknown condition: both paths are walked with every thread (over-approximation); the
   // accesses there remember the condition's line.
   if (!c.known) guards_.push_back(ctx_.getSourceManager().getExpansionLineNumber(is->getCond()->getBeginLoc()));
+  // A condition on blockIdx that every thread of the block decides alike: some blocks only.
+  bool perBlock = false;
+  if (c.known && c.block) {
+    perBlock = true;
+    int first = -1;
+    for (unsigned t = 0; t < N_ && perBlock; ++t)
+      if (saved[t]) {
+        int v = c.v[t] != 0;
+        if (first < 0) first = v;
+        else if (v != first) perBlock = false;
+      }
+  }
+  if (perBlock) ++blockGuards_;
   active_ = tm;
   walk(is->getThen());
   Mask afterThen = active_;
   active_ = fm;
   if (is->getElse()) walk(is->getElse());
   Mask afterElse = active_;
+  if (perBlock) --blockGuards_;
   if (!c.known) guards_.pop_back();
   for (unsigned t = 0; t < N_; ++t) active_[t] = (afterThen[t] || afterElse[t]) && saved[t];
   if (!c.known) {
@@ -196,7 +212,7 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
   Mask entry = active_;
   bool work = doesRealWork(body);
   unsigned iter = 0;
-  bool symbolicCond = false;
+  bool symbolicCond = false, countedRuntime = false;
   while (anyActive() && !m_.truncated_) {
     // Context for findings: the loop variable's value when uniform.
     if (lv) {
@@ -224,6 +240,8 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
     }
     unsigned cap = symbolicCond ? kSymbolicIters : kMaxConcreteIters;
     if (iter >= cap) break;
+    // A loop without a constant trip count (or none found): not unrolled by the compiler.
+    if ((symbolicCond || !cond) && !countedRuntime) ++runtimeLoops_, countedRuntime = true;
     walk(body);
     // Threads that hit `continue` take the increment too.
     for (unsigned t = 0; t < N_; ++t)
@@ -240,6 +258,7 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
     ++iter;
     if (iter >= (symbolicCond ? kSymbolicIters : kMaxConcreteIters)) break;
   }
+  if (countedRuntime) --runtimeLoops_;
   ctxStack_.pop_back();
   --loopDepth_;
   loops_.pop_back();

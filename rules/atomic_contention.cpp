@@ -1,0 +1,121 @@
+#include "rules/atomic_contention.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "analyzer/rule_context.h"
+#include "rules/rule_util.h"
+
+namespace gpuopt {
+
+namespace {
+// The atomic's function name ("atomicAdd"), from the call the access was recorded at.
+std::string atomicName(const Access& a) {
+  auto* ce = llvm::dyn_cast_or_null<clang::CallExpr>(a.expr);
+  auto* fd = ce ? ce->getDirectCallee() : nullptr;
+  return fd ? fd->getNameAsString() : "atomic";
+}
+
+// nvcc 13 on sm_90 aggregates an integer atomicAdd or atomicMax on a warp-uniform address per warp
+// (VOTEU.ANY, then UPOPC for a constant or REDUX.SUM/MAX for a per-lane value, and one leader
+// REDG): checked in SASS (docs/measurements-data/device-rules-sass.txt). Float atomics and
+// data-indexed addresses are not aggregated.
+bool aggregatedByNvcc(const Access& a) {
+  auto* ce = llvm::dyn_cast_or_null<clang::CallExpr>(a.expr);
+  if (!ce || ce->getNumArgs() < 2) return false;
+  std::string n = atomicName(a);
+  if (n != "atomicAdd" && n != "atomicMax") return false;
+  return ce->getArg(1)->IgnoreParenImpCasts()->getType()->isIntegerType();
+}
+
+// The number of elements of a fixed-size array the access is into, 0 if not one.
+int64_t arrayElements(const Access& a) {
+  const auto* vd = llvm::dyn_cast_or_null<clang::VarDecl>(a.base);
+  if (!vd || !a.elemSize) return 0;
+  if (auto* cat = vd->getASTContext().getAsConstantArrayType(vd->getType()))
+    return static_cast<int64_t>(vd->getASTContext().getTypeSizeInChars(cat).getQuantity()) / a.elemSize;
+  return 0;
+}
+}  // namespace
+
+void AtomicContentionRule::checkKernel(const KernelModel& m, RuleContext& rc) {
+  const unsigned minLanes = static_cast<unsigned>(rc.option(kInfo, "min-lanes", 4));
+  std::set<const clang::Expr*> done;
+  for (const auto& a : m.accesses()) {
+    if (!a.isAtomic || a.space != MemSpace::Global) continue;
+    if (!rc.inLintedFile(a.expr->getBeginLoc()) || done.count(a.expr)) continue;
+    std::string name = atomicName(a);
+    std::string what = fmt::format("{} on '{}'", name, rc.text(a.expr));
+    std::string msg, fix;
+    if (a.known && !a.data) {
+      // Lanes per address in each warp, and warps sharing one address.
+      unsigned worstLanes = 0, activeWarps = 0, activeThreads = 0, warpsOnOne = 0;
+      std::map<int64_t, std::set<unsigned>> warpsAt;
+      for (unsigned w = 0; w < m.warps(); ++w) {
+        auto lanes = warpLanes(a.mask, w);
+        if (lanes.empty()) continue;
+        ++activeWarps;
+        activeThreads += static_cast<unsigned>(lanes.size());
+        std::map<int64_t, unsigned> per;
+        for (unsigned t : lanes) {
+          ++per[a.addr[t]];
+          warpsAt[a.addr[t]].insert(w);
+        }
+        for (auto& [ad, n] : per) worstLanes = std::max(worstLanes, n);
+      }
+      for (auto& [ad, ws] : warpsAt) warpsOnOne = std::max(warpsOnOne, static_cast<unsigned>(ws.size()));
+      bool oneAddress = warpsAt.size() == 1;
+      if (activeThreads <= 1) continue;  // one atomic per block: the fix itself
+      if (oneAddress && activeWarps > 1 && worstLanes > 1 && aggregatedByNvcc(a)) {
+        msg = fmt::format("{}: every thread of the block ({} threads in {} warps) updates one address; nvcc already "
+                          "aggregates this per warp (one atomic per warp), so what remains is all {} warps of every "
+                          "block of the grid serialising on that address",
+                          what, activeThreads, activeWarps, activeWarps);
+      } else if (oneAddress && worstLanes > 1) {
+        msg = fmt::format("{}: all {} active lanes of each warp{} update one address, one after the other{}", what,
+                          worstLanes, activeWarps > 1 ? fmt::format(" and all {} warps of the block", activeWarps) : "",
+                          aggregatedByNvcc(a) ? "" : " (nvcc does not aggregate this atomic: its value differs between "
+                                                     "lanes or it is not an integer add)");
+      } else if (oneAddress && activeWarps > 1) {
+        msg = fmt::format("{}: one lane of each of the {} warps of the block updates the same address; every warp of "
+                          "the grid serialises on it", what, activeWarps);
+      } else if (worstLanes >= minLanes) {
+        msg = fmt::format("{}: up to {} lanes of a warp update the same address ({} warps of the block share an "
+                          "address); their atomics serialise", what, worstLanes, warpsOnOne);
+      } else {
+        continue;
+      }
+      fix = "reduce first: sum within the warp with __shfl_down_sync (or cooperative_groups::reduce), then across "
+            "the block in shared memory, and issue one atomic per block";
+    } else if (a.data) {
+      int64_t addresses = a.dataValues;
+      int64_t elems = arrayElements(a);
+      if (elems > 0 && (addresses == 0 || elems < addresses)) addresses = elems;
+      if (addresses == 0 || addresses > 32) continue;  // unknown or many bins: collisions are not predictable
+      unsigned lanes = 0, warps = 0;
+      for (unsigned w = 0; w < m.warps(); ++w)
+        if (auto l = warpLanes(a.mask, w); !l.empty()) lanes = std::max<unsigned>(lanes, l.size()), ++warps;
+      if (lanes < 2) continue;
+      unsigned perAddr = static_cast<unsigned>((lanes + addresses - 1) / addresses);
+      msg = fmt::format("{}: the index depends on data but has at most {} value{}, so {} lanes of a warp hit at most {} "
+                        "address{} (at least {} lanes on one) and every warp of the grid updates the same {}; nvcc "
+                        "does not aggregate data-indexed atomics",
+                        what, addresses, addresses == 1 ? "" : "s", lanes, addresses, addresses == 1 ? "" : "es", perAddr,
+                        addresses == 1 ? "address" : "few addresses");
+      fix = "privatise the bins: a __shared__ copy per block updated with shared-memory atomics (or per-thread "
+            "counts in registers), then one global atomic per bin per block";
+    } else {
+      continue;
+    }
+    done.insert(a.expr);
+    msg += atContext(a.context);
+    if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
+    Diagnostic d = rc.make(kInfo, rc.span(a.expr), msg);
+    d.fixHint = fix;
+    rc.report(std::move(d));
+  }
+}
+
+}  // namespace gpuopt

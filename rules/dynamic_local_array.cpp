@@ -1,0 +1,93 @@
+#include "rules/dynamic_local_array.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "analyzer/rule_context.h"
+#include "rules/rule_util.h"
+
+namespace gpuopt {
+
+namespace {
+// Why an index is not a compile-time constant after unrolling, or "" when it is one.
+std::string runTimeIndex(const KernelModel& m, const Access& a, const std::set<int64_t>& addressesOfExpr) {
+  if (a.data || (!a.known && !a.symbolic)) return "it depends on data";
+  if (a.symbolic) return "it depends on a kernel parameter or blockIdx";
+  if (!a.known) return "it is not known";
+  int64_t first = 0;
+  bool have = false;
+  for (unsigned t = 0; t < a.mask.size(); ++t) {
+    if (!a.mask[t]) continue;
+    if (have && a.addr[t] != first) return "it differs between threads (it depends on threadIdx)";
+    first = a.addr[t], have = true;
+  }
+  // A loop with a run-time trip count is not unrolled: an index that moves with it is a variable.
+  if (a.inRuntimeLoop && addressesOfExpr.size() > 1) return "it moves with a loop whose trip count is known only at run time";
+  (void)m;
+  return "";
+}
+}  // namespace
+
+void DynamicLocalArrayRule::checkKernel(const KernelModel& m, RuleContext& rc) {
+  std::map<const clang::Expr*, std::set<int64_t>> addrs;
+  for (const auto& a : m.accesses())
+    if (a.space == MemSpace::Local && a.known && !a.symbolic)
+      for (unsigned t = 0; t < a.mask.size(); ++t)
+        if (a.mask[t]) addrs[a.expr].insert(a.addr[t]);
+  struct Use {
+    const Access* write = nullptr;  // the first write with a run-time index
+    const Access* read = nullptr;   // the first read with one
+    std::string why, readWhy;
+    unsigned dynamicReads = 0, writes = 0;
+  };
+  std::map<const clang::ValueDecl*, Use> uses;
+  std::vector<const clang::ValueDecl*> order;
+  for (const auto& a : m.accesses()) {
+    if (a.space != MemSpace::Local || !a.base) continue;
+    std::string why = runTimeIndex(m, a, addrs[a.expr]);
+    auto [it, fresh] = uses.try_emplace(a.base);
+    if (fresh) order.push_back(a.base);
+    if (a.isWrite) ++it->second.writes;
+    if (why.empty()) continue;
+    if (a.isWrite && !it->second.write) it->second.write = &a, it->second.why = why;
+    if (!a.isWrite && !it->second.read) it->second.read = &a, it->second.readWhy = why;
+    if (!a.isWrite) ++it->second.dynamicReads;
+  }
+  // What nvcc 13 does on sm_90 (docs/measurements-data/device-rules-sass.txt): a 32-element array
+  // written with a data index and a 64-element array read with one went to local memory (LDL/STL);
+  // a 4-element array written and a 16-element array read with run-time indices stayed in
+  // registers (selects and predicated moves). Sizes in between were not checked: not reported.
+  const int64_t minWritten = static_cast<int64_t>(rc.option(kInfo, "min-written-elements", 32));
+  const int64_t minRead = static_cast<int64_t>(rc.option(kInfo, "min-read-elements", 64));
+  for (const auto* base : order) {
+    const Use& u = uses[base];
+    const auto* vd = llvm::dyn_cast<clang::VarDecl>(base);
+    auto& ctx = m.ast();
+    int64_t bytes = vd && !vd->getType()->isIncompleteType() ? ctx.getTypeSizeInChars(vd->getType()).getQuantity() : 0;
+    const Access* at = u.write ? u.write : u.read;
+    if (!at) continue;
+    int64_t elems = at->elemSize ? bytes / at->elemSize : 0;
+    bool written = u.write && elems >= minWritten;
+    bool read = !written && u.read && elems >= minRead;
+    if (!written && !read) continue;
+    const Access& a = written ? *u.write : *u.read;
+    if (!rc.inLintedFile(a.expr->getBeginLoc())) continue;
+    std::string msg = fmt::format(
+        "per-thread array '{}' ({} elements, {} bytes per thread) is {} with an index the compiler cannot resolve "
+        "('{}': {}), so it cannot live in registers: nvcc places it in local memory (off-chip, cached in L1), and "
+        "every access becomes a load or store (LDL/STL) instead of a register operation",
+        a.baseName, elems, bytes, written ? "written" : "read", rc.text(a.expr), written ? u.why : u.readWhy);
+    msg += atContext(a.context);
+    if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
+    Diagnostic d = rc.make(kInfo, rc.span(a.expr), msg);
+    if (vd) d.notes.push_back({rc.span(vd), fmt::format("'{}' declared here", a.baseName)});
+    d.fixHint = "index it only with constants after unrolling (#pragma unroll over a fixed trip count, comparisons "
+                "instead of indexing), or keep the table in shared memory (one slice per thread or per warp), or "
+                "exchange values between lanes with warp shuffles";
+    rc.report(std::move(d));
+  }
+}
+
+}  // namespace gpuopt
