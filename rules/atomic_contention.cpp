@@ -1,5 +1,6 @@
 #include "rules/atomic_contention.h"
 
+#include <clang/AST/ParentMapContext.h>
 #include <fmt/format.h>
 
 #include <map>
@@ -30,6 +31,18 @@ bool aggregatedByNvcc(const Access& a) {
   return ce->getArg(1)->IgnoreParenImpCasts()->getType()->isIntegerType();
 }
 
+// The atomic's old value is used (`out[atomicAdd(counter, 1)] = x`: stream compaction, tickets):
+// the serialisation is the algorithm, and nvcc aggregates such counters per warp too.
+bool resultUsed(const Access& a, clang::ASTContext& ctx) {
+  auto parents = ctx.getParents(*a.expr);
+  if (parents.size() != 1) return false;
+  if (const auto* p = parents[0].get<clang::Expr>()) {
+    if (const auto* c = llvm::dyn_cast<clang::CStyleCastExpr>(p)) return !c->getType()->isVoidType();
+    return true;
+  }
+  return false;
+}
+
 // The number of elements of a fixed-size array the access is into, 0 if not one.
 int64_t arrayElements(const Access& a) {
   const auto* vd = llvm::dyn_cast_or_null<clang::VarDecl>(a.base);
@@ -46,6 +59,7 @@ void AtomicContentionRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   for (const auto& a : m.accesses()) {
     if (!a.isAtomic || a.space != MemSpace::Global) continue;
     if (!rc.inLintedFile(a.expr->getBeginLoc()) || done.count(a.expr)) continue;
+    if (resultUsed(a, m.ast())) continue;
     std::string name = atomicName(a);
     std::string what = fmt::format("{} on '{}'", name, rc.text(a.expr));
     std::string msg, fix;
