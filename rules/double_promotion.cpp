@@ -94,7 +94,13 @@ struct Visitor : clang::RecursiveASTVisitor<Visitor> {
     if (!rc.inLintedFile(lit->getBeginLoc())) return;
     if (!seen.insert(lit->getBeginLoc().getRawEncoding()).second) return;
     std::string text = rc.text(lit);
-    std::string fixed = text;
+    // A literal spelled through a macro (`#define ETA 0.3`): name both.
+    if (lit->getBeginLoc().isMacroID()) {
+      llvm::SmallString<32> v;
+      lit->getValue().toString(v, 15);
+      text += " (" + std::string(v) + ")";
+    }
+    std::string fixed = rc.text(lit);
     if (!fixed.empty() && (fixed.back() == 'l' || fixed.back() == 'L')) fixed.pop_back();
     fixed += "f";
     std::string msg = fmt::format(
@@ -103,12 +109,15 @@ struct Visitor : clang::RecursiveASTVisitor<Visitor> {
         text, rc.text(floatSide), compound ? "update" : "operation",
         exactInFloat(lit) ? std::string("the literal is exact in float, but the double result feeds more double "
                                         "arithmetic, so the compiler keeps it in double")
-                          : fmt::format("{} is not exact in float, so the compiler must keep the double operation", text),
+                          : std::string("the literal is not exact in float, so the compiler must keep the double operation"),
         fn ? fmt::format(" in '{}'", fn->getNameAsString()) : "");
     Diagnostic d = rc.make(info, rc.span(lit), msg);
     d.notes.push_back({rc.span(op), "computed in double here"});
-    d.fixHint = fmt::format("write the literal as a float ('{}'); if double precision is meant, make the variables "
-                            "double", fixed);
+    d.fixHint = lit->getBeginLoc().isMacroID()
+                    ? fmt::format("define '{}' as a float literal (with an 'f' suffix); if double precision is meant, make "
+                                  "the variables double", fixed)
+                    : fmt::format("write the literal as a float ('{}'); if double precision is meant, make the variables "
+                                  "double", fixed);
     rc.report(std::move(d));
   }
 

@@ -168,12 +168,15 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
       bool moves = a.stepX[t] != 0 || a.stepY[t] != 0;
       // An address every block touches, under `if (blockIdx.x == 0)`: only some blocks do.
       if (!moves && a.blockGuarded) continue;
-      for (int y = 0; y < ys; ++y)
-        for (int x = 0; x < 3; ++x) {
+      // Neighbours only along a dimension the address moves in: one that does not move with
+      // blockIdx.y (or .x) is often launched with one block in that dimension (backprop's
+      // dim3(1, n) grid), so the same address there is not taken for another block's.
+      const int nx = a.stepX[t] != 0 ? 3 : 1, ny = a.stepY[t] != 0 ? ys : 1;
+      for (int y = 0; y < ny; ++y)
+        for (int x = 0; x < nx; ++x) {
           int64_t addr = a.addr[t] + x * a.stepX[t] + y * a.stepY[t];
           int64_t first = floorDiv(addr, unit), last = floorDiv(addr + std::max(1u, a.elemSize) - 1, unit);
           for (int64_t u = first; u <= last; ++u) entries.push_back({a.base, iv, u, x + 3 * y, t, &a});
-          if (!moves) break;  // the same address in every block: one entry stands for all
         }
     }
   }
