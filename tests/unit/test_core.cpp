@@ -96,7 +96,8 @@ TEST(Registry, FixedIdsAndEveryRuleHasItsDoc) {
   for (const auto& r : allRuleInfos()) ids.emplace_back(r.id);
   std::vector<std::string> want = {"divergent-branch", "uncoalesced-access", "missing-syncthreads", "bank-conflict",
                                    "pageable-memcpy", "unsafe-warp-reduce", "barrier-divergence", "unbatched-memcpy",
-                                   "serialized-transfers", "alloc-in-loop", "compile-error"};
+                                   "serialized-transfers", "alloc-in-loop", "global-memory-race", "atomic-contention",
+                                   "partial-warp-block", "double-promotion", "dynamic-local-array", "compile-error"};
   EXPECT_EQ(ids, want);
   for (const auto& r : allRuleInfos()) {
     EXPECT_TRUE(std::regex_match(std::string(r.id), std::regex("[a-z]+(-[a-z]+)*"))) << r.id;
