@@ -11,9 +11,9 @@ namespace gpuopt {
 std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kernel, clang::ASTContext& ctx,
                                                 const ModelOptions& opts, const LaunchIndex& launches,
                                                 const LaunchIndex::Shape* shape) {
-  // One walk of the kernel over a block of the given shape, then (when it writes global memory)
-  // three more with other representative block indices: how each global address moves from block
-  // to block, for races between blocks.
+  // One walk of the kernel over a block of the given shape; values that depend on blockIdx carry
+  // their values in other blocks along (Value::alt), so each global access knows how its address
+  // moves from block to block (races between blocks).
   auto walk = [&](unsigned x, unsigned y, unsigned z, std::string source, bool assumed) {
     std::unique_ptr<KernelModel> m(new KernelModel());
     m->ctx_ = &ctx;
@@ -24,7 +24,8 @@ std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kerne
     m->blockAssumed_ = assumed;
     model_detail::Builder b(*m, ctx);
     b.run(kernel);
-    m->learnBlockSteps();
+    if (m->truncated_)  // a walk cut short: steps of a partial walk are not trusted
+      for (auto& a : m->accesses_) a.blockLinear = false;
     return m;
   };
   if (!opts.blockDimGiven) {
@@ -59,47 +60,6 @@ std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kerne
     }
   }
   return m;
-}
-
-void KernelModel::learnBlockSteps() {
-  bool writesGlobal = false;
-  for (const auto& a : accesses_)
-    writesGlobal = writesGlobal || (a.space == MemSpace::Global && a.isWrite && !a.isAtomic && a.known && !a.data);
-  if (!writesGlobal || truncated_) return;
-  // The same kernel walked with blockIdx = (3,2,2), (4,2,2) and (2,3,2) instead of (2,2,2).
-  auto again = [&](int64_t x, int64_t y) {
-    std::unique_ptr<KernelModel> o(new KernelModel());
-    o->ctx_ = ctx_;
-    o->kernel_ = kernel_;
-    o->bx_ = bx_, o->by_ = by_, o->bz_ = bz_;
-    const int64_t rep[3] = {x, y, model_detail::kBlockIdxRep};
-    model_detail::Builder b(*o, *ctx_, rep);
-    b.run(kernel_);
-    return o;
-  };
-  const int64_t r = model_detail::kBlockIdxRep;
-  auto x1 = again(r + 1, r), x2 = again(r + 2, r), y1 = again(r, r + 1);
-  auto same = [&](const Access& a, const Access& b) {
-    return a.expr == b.expr && a.mask == b.mask && a.known == b.known && a.data == b.data && a.space == b.space;
-  };
-  for (const KernelModel* o : {x1.get(), x2.get(), y1.get()})
-    if (o->truncated_ || o->accesses_.size() != accesses_.size()) return;
-  for (size_t i = 0; i < accesses_.size(); ++i) {
-    Access& a = accesses_[i];
-    if (a.space != MemSpace::Global || !a.known || a.data) continue;
-    const Access &p = x1->accesses_[i], &q = x2->accesses_[i], &u = y1->accesses_[i];
-    if (!same(a, p) || !same(a, q) || !same(a, u) || !p.known || !q.known || !u.known) continue;
-    a.stepX.assign(a.addr.size(), 0);
-    a.stepY.assign(a.addr.size(), 0);
-    bool linear = true;
-    for (size_t t = 0; t < a.addr.size() && linear; ++t) {
-      if (!a.mask[t]) continue;
-      a.stepX[t] = p.addr[t] - a.addr[t];
-      a.stepY[t] = u.addr[t] - a.addr[t];
-      linear = q.addr[t] - p.addr[t] == a.stepX[t];
-    }
-    a.blockLinear = linear;
-  }
 }
 
 std::string KernelModel::blockDescription() const {

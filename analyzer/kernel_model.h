@@ -86,9 +86,6 @@ class KernelModel {
  private:
   friend class model_detail::Builder;  // the only writer: fills the records during the walk
   KernelModel() = default;
-  // Fills Access::stepX/stepY/blockLinear of global accesses by walking the kernel again with
-  // other representative block indices (only when it writes global memory).
-  void learnBlockSteps();
 
   clang::ASTContext* ctx_ = nullptr;
   const clang::FunctionDecl* kernel_ = nullptr;

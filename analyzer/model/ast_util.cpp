@@ -147,4 +147,14 @@ bool isBranchWork(const clang::Stmt* s, clang::ASTContext& ctx) {
   return w.loops > 0 || w.ops >= 3 || w.stmts >= 8;
 }
 
+bool hasJump(const clang::Stmt* s) {
+  if (!s) return false;
+  if (llvm::isa<clang::ReturnStmt, clang::BreakStmt, clang::ContinueStmt, clang::GotoStmt, clang::IndirectGotoStmt>(s))
+    return true;
+  if (llvm::isa<clang::LambdaExpr>(s)) return false;
+  for (const clang::Stmt* c : s->children())
+    if (hasJump(c)) return true;
+  return false;
+}
+
 }  // namespace gpuopt

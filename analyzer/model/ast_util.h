@@ -34,5 +34,8 @@ unsigned memoryOps(const clang::Stmt* s);
 // (a guarded store, a halo load and store, a register swap) are predicated or turned into selects
 // by nvcc, so the other lanes lose nothing.
 bool isBranchWork(const clang::Stmt* s, clang::ASTContext& ctx);
+// Whether a statement can leave it other than by falling off its end: return, break, continue,
+// goto (not looking into lambdas).
+bool hasJump(const clang::Stmt* s);
 
 }  // namespace gpuopt

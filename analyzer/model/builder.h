@@ -33,9 +33,7 @@ constexpr int kMaxInlineDepth = 8;
 
 class Builder : public LaneDomain {
  public:
-  // `blockRep`: the representative blockIdx (x, y, z); the walk is repeated with other values to
-  // learn how addresses move from block to block.
-  Builder(KernelModel& m, clang::ASTContext& ctx, const int64_t blockRep[3] = nullptr);
+  Builder(KernelModel& m, clang::ASTContext& ctx);
   // Walks the kernel's body, recording accesses, branches and barriers into the model.
   void run(const clang::FunctionDecl* k);
 
@@ -76,6 +74,9 @@ class Builder : public LaneDomain {
   Value dataOf(Value v);
   // threadIdx.x and friends (MSPropertyRefExpr inside a PseudoObjectExpr).
   Value builtinVar(const clang::PseudoObjectExpr* po);
+  // blockIdx.x/y/z (or a group's group_index()): the representative value and, in Value::alt,
+  // its values in the other blocks the walk follows.
+  Value blockIndex(int axis) const;
   Value evalMemberOfValue(const clang::MemberExpr* me);
   Value evalCast(const clang::CastExpr* ce);
   Value decay(const LVal& lv);
@@ -125,8 +126,18 @@ class Builder : public LaneDomain {
   const clang::VarDecl* loopVar_ = nullptr;
   unsigned epoch_ = 0, seq_ = 0, loopDepth_ = 0;
   unsigned runtimeLoops_ = 0;
-  unsigned blockGuards_ = 0;   // enclosing ifs decided per block (by blockIdx), not per thread  // enclosing loops whose trip count is not a constant
-  int64_t blockRep_[3] = {kBlockIdxRep, kBlockIdxRep, kBlockIdxRep};
+  unsigned blockGuards_ = 0;   // enclosing ifs decided per block (by blockIdx), not per thread
+  // Walking code that other blocks' threads run with other masks (under a condition on blockIdx
+  // they decide differently): accesses there get no block steps (Access::stepX). After such a
+  // condition whose paths jump (return, break, ...), every later access too.
+  unsigned blockVariantDepth_ = 0;
+  bool blockVariantAfter_ = false;
+  void enterBlockVariant(bool variant, const clang::Stmt* paths) {
+    if (!variant) return;
+    ++blockVariantDepth_;
+    if (hasJump(paths)) blockVariantAfter_ = true;
+  }
+  void leaveBlockVariant(bool variant) { blockVariantDepth_ -= variant; }
   int depth_ = 0;
   size_t steps_ = 0;
 };

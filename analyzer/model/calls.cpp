@@ -184,9 +184,16 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     Value r = unknown();
     mergeFlags(r, v[0], v[1]);
     r.known = v[0].known && v[1].known;
-    if (r.known)
-      for (unsigned t = 0; t < N_; ++t)
-        r.v[t] = name.find("min") != std::string::npos ? std::min(v[0].v[t], v[1].v[t]) : std::max(v[0].v[t], v[1].v[t]);
+    bool isMin = name.find("min") != std::string::npos;
+    auto pick = [&](const std::vector<int64_t>& x, const std::vector<int64_t>& y, std::vector<int64_t>& out) {
+      out.resize(N_);
+      for (unsigned t = 0; t < N_; ++t) out[t] = isMin ? std::min(x[t], y[t]) : std::max(x[t], y[t]);
+    };
+    if (r.known) {
+      pick(v[0].v, v[1].v, r.v);
+      if (r.block && hasAlts(v[0]) && hasAlts(v[1]))
+        for (int k = 0; k < 3; ++k) pick(altOf(v[0], k), altOf(v[1], k), r.alt[k]);
+    }
     return r;
   }
   if ((name == "__mul24" || name == "__umul24") && ce->getNumArgs() == 2) {

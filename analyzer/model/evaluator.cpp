@@ -146,9 +146,17 @@ Value Builder::builtinVar(const clang::PseudoObjectExpr* po) {
     return v;
   }
   if (var == "blockDim") return constant(axis == 0 ? m_.bx_ : axis == 1 ? m_.by_ : m_.bz_);
-  if (var == "blockIdx") { Value v = constant(blockRep_[axis]); v.symbolic = true; v.block = true; return v; }
+  if (var == "blockIdx") return blockIndex(axis);
   if (var == "gridDim") { Value v = constant(kGridDimRep); v.symbolic = true; return v; }
   return unknown();
+}
+
+Value Builder::blockIndex(int axis) const {
+  Value v = constant(kBlockIdxRep);
+  v.symbolic = true;
+  v.block = true;
+  for (int k = 0; k < 3; ++k) v.alt[k].assign(N_, kBlockIdxRep + (axis < 2 ? kBlockAlts[k][axis] : 0));
+  return v;
 }
 
 Value Builder::evalMemberOfValue(const clang::MemberExpr* me) {
@@ -165,7 +173,7 @@ Value Builder::evalMemberOfValue(const clang::MemberExpr* me) {
         return v;
       }
       if (name == "group_dim" || name == "dim_threads") return constant(axis == 0 ? m_.bx_ : axis == 1 ? m_.by_ : m_.bz_);
-      if (name == "group_index") { Value v = constant(blockRep_[axis]); v.symbolic = true; v.block = true; return v; }
+      if (name == "group_index") return blockIndex(axis);
     }
   }
   eval(base);
@@ -193,8 +201,11 @@ Value Builder::evalCast(const clang::CastExpr* ce) {
     case CK::CK_IntegralToBoolean:
     case CK::CK_BooleanToSignedIntegral: {
       Value v = eval(sub);
-      if (ce->getCastKind() == CK::CK_IntegralToBoolean && v.known)
-        for (auto& x : v.v) x = x != 0;
+      if (ce->getCastKind() == CK::CK_IntegralToBoolean && v.known) {
+        auto toBool = [](int64_t& x) { x = x != 0; };
+        for (auto& x : v.v) toBool(x);
+        eachAlt(v, toBool);
+      }
       normalize(v, ce->getType());
       return v;
     }
@@ -252,6 +263,15 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
       if (a.known && b.known && a.pointee) {
         r.known = true;
         for (unsigned t = 0; t < N_; ++t) r.v[t] = (a.v[t] - b.v[t]) / static_cast<int64_t>(a.pointee);
+        if (a.block || b.block) {
+          r.block = true;
+          if (hasAlts(a) && hasAlts(b))
+            for (int k = 0; k < 3; ++k) {
+              r.alt[k].resize(N_);
+              for (unsigned t = 0; t < N_; ++t)
+                r.alt[k][t] = (altOf(a, k)[t] - altOf(b, k)[t]) / static_cast<int64_t>(a.pointee);
+            }
+        }
       }
       return r;
     }
@@ -263,6 +283,13 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
     if (r.known)
       for (unsigned t = 0; t < N_; ++t)
         r.v[t] = p.v[t] + (op == BO::BO_Sub ? -1 : 1) * i.v[t] * static_cast<int64_t>(p.pointee);
+    r.alt = {};
+    if (r.known && r.block && hasAlts(p) && hasAlts(i))
+      for (int k = 0; k < 3; ++k) {
+        r.alt[k].resize(N_);
+        for (unsigned t = 0; t < N_; ++t)
+          r.alt[k][t] = altOf(p, k)[t] + (op == BO::BO_Sub ? -1 : 1) * altOf(i, k)[t] * static_cast<int64_t>(p.pointee);
+      }
     if (varying(i) && !i.strideSym.empty()) r.strideSym = i.strideSym;
     return r;
   }
@@ -316,21 +343,32 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
   if (op == BO::BO_LAnd || op == BO::BO_LOr) {
     Value a = eval(bo->getLHS());
     Mask saved = active_;
+    bool variant = blockVariant(a);  // other blocks' threads evaluate the right-hand side differently
     if (a.known)
       for (unsigned t = 0; t < N_; ++t)
         if (active_[t] && ((a.v[t] != 0) == (op == BO::BO_LOr))) active_[t] = 0;
+    blockVariantDepth_ += variant;
     Value b = anyActive() ? eval(bo->getRHS()) : constant(0);
+    blockVariantDepth_ -= variant;
     active_ = saved;
     Value r = unknown();
     mergeFlags(r, a, b);
     r.strideSym.clear();
     if (a.known) {
       r.known = true;
-      for (unsigned t = 0; t < N_; ++t) {
-        bool x = a.v[t] != 0;
-        if (op == BO::BO_LAnd) r.v[t] = x ? (b.known ? b.v[t] != 0 : 0) : 0;
-        else r.v[t] = x ? 1 : (b.known ? b.v[t] != 0 : 0);
-      }
+      auto logic = [&](const std::vector<int64_t>& av, const std::vector<int64_t>& bv, std::vector<int64_t>& out) {
+        for (unsigned t = 0; t < N_; ++t) {
+          bool x = av[t] != 0;
+          if (op == BO::BO_LAnd) out[t] = x ? (b.known ? bv[t] != 0 : 0) : 0;
+          else out[t] = x ? 1 : (b.known ? bv[t] != 0 : 0);
+        }
+      };
+      logic(a.v, b.v, r.v);
+      if (r.block && hasAlts(a) && hasAlts(b))
+        for (int k = 0; k < 3; ++k) {
+          r.alt[k].resize(N_);
+          logic(altOf(a, k), altOf(b, k), r.alt[k]);
+        }
       // Threads whose result depends on an unknown right-hand side.
       if (!b.known)
         for (unsigned t = 0; t < N_; ++t)
@@ -397,7 +435,7 @@ Value Builder::evalUnary(const clang::UnaryOperator* uo) {
   }
   Value r = a;
   r.isPtr = false;
-  for (auto& x : r.v) {
+  auto una = [&](int64_t& x) {
     switch (uo->getOpcode()) {
       case UO::UO_Minus: x = -x; break;
       case UO::UO_Not: x = ~x; break;
@@ -405,7 +443,9 @@ Value Builder::evalUnary(const clang::UnaryOperator* uo) {
       case UO::UO_Plus: break;
       default: r.known = false; break;
     }
-  }
+  };
+  for (auto& x : r.v) una(x);
+  eachAlt(r, una);
   if (uo->getOpcode() == UO::UO_LNot) r.strideSym.clear();
   normalize(r, uo->getType());
   return r;
@@ -422,11 +462,14 @@ Value Builder::evalConditional(const clang::AbstractConditionalOperator* co) {
       tm[t] = saved[t] && c.v[t] != 0;
       fm[t] = saved[t] && c.v[t] == 0;
     }
+  bool variant = blockVariant(c);  // other blocks' threads take other arms
+  blockVariantDepth_ += variant;
   active_ = tm;
   Value a = std::find(tm.begin(), tm.end(), 1) != tm.end() ? eval(co->getTrueExpr()) : unknown();
   active_ = fm;
   Value b = std::find(fm.begin(), fm.end(), 1) != fm.end() ? eval(co->getFalseExpr()) : unknown();
   active_ = saved;
+  blockVariantDepth_ -= variant;
   Value r = a.isPtr ? a : b.isPtr ? b : unknown();
   mergeFlags(r, a, b);
   r.data = r.data || c.data;
@@ -435,6 +478,16 @@ Value Builder::evalConditional(const clang::AbstractConditionalOperator* co) {
   r.known = c.known && (a.known || std::find(tm.begin(), tm.end(), 1) == tm.end()) &&
             (b.known || std::find(fm.begin(), fm.end(), 1) == fm.end());
   for (unsigned t = 0; t < N_; ++t) r.v[t] = (c.known && c.v[t]) ? a.v[t] : b.v[t];
+  // Other blocks' values: each thread's arm there, when every thread takes the same arm in every
+  // block (else not known).
+  r.block = r.block || c.block;
+  r.alt = {};
+  if (r.known && r.block && !variant && hasAlts(a) && hasAlts(b))
+    for (int k = 0; k < 3; ++k) {
+      const auto &x = altOf(a, k), &y = altOf(b, k);
+      r.alt[k].resize(N_);
+      for (unsigned t = 0; t < N_; ++t) r.alt[k][t] = c.v[t] ? x[t] : y[t];
+    }
   if (!r.known && c.known && !r.isPtr) {  // each thread's arm, numbered
     r.tag.assign(N_, 0);
     for (unsigned t = 0; t < N_; ++t) r.tag[t] = laneNumber(c.v[t] ? a : b, t);
@@ -482,6 +535,13 @@ Builder::LVal Builder::evalLValue(const clang::Expr* e) {
     lv.ptr.known = base.known && idx.known;
     if (lv.ptr.known)
       for (unsigned t = 0; t < N_; ++t) lv.ptr.v[t] = base.v[t] + idx.v[t] * static_cast<int64_t>(sz);
+    lv.ptr.alt = {};
+    if (lv.ptr.known && lv.ptr.block && hasAlts(base) && hasAlts(idx))
+      for (int k = 0; k < 3; ++k) {
+        const auto &b = altOf(base, k), &x = altOf(idx, k);
+        lv.ptr.alt[k].resize(N_);
+        for (unsigned t = 0; t < N_; ++t) lv.ptr.alt[k][t] = b[t] + x[t] * static_cast<int64_t>(sz);
+      }
     if (varying(idx) && !idx.strideSym.empty()) lv.ptr.strideSym = idx.strideSym;
     lv.ptr.values = idx.data && !base.data ? idx.values : 0;
     lv.size = sz;
@@ -533,8 +593,11 @@ Builder::LVal Builder::evalLValue(const clang::Expr* e) {
     int64_t off = layout.getFieldOffset(fd->getFieldIndex()) / 8;
     lv.kind = LVal::Mem;
     lv.ptr = base.ptr;
-    if (lv.ptr.known)
-      for (auto& x : lv.ptr.v) x += off;
+    if (lv.ptr.known) {
+      auto add = [off](int64_t& x) { x += off; };
+      for (auto& x : lv.ptr.v) add(x);
+      eachAlt(lv.ptr, add);
+    }
     lv.size = fd->getType()->isIncompleteType() ? 1 : ctx_.getTypeSizeInChars(fd->getType()).getQuantity();
     lv.isVolatile = lv.isVolatile || base.isVolatile || base.ptr.ptrVolatile;
     return lv;
@@ -641,6 +704,21 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   a.inRuntimeLoop = runtimeLoops_ > 0;
   a.blockGuarded = blockGuards_ > 0;
   a.dataValues = lv.ptr.values;
+  // How the address moves from block to block (global memory): from the address's values in
+  // other blocks, when the threads doing this access are the same in every block.
+  if (a.space == MemSpace::Global && a.known && !a.data && blockVariantDepth_ == 0 && !blockVariantAfter_ &&
+      hasAlts(lv.ptr)) {
+    a.stepX.assign(N_, 0);
+    a.stepY.assign(N_, 0);
+    a.blockLinear = true;
+    if (lv.ptr.block)
+      for (unsigned t = 0; t < N_ && a.blockLinear; ++t) {
+        if (!a.mask[t]) continue;
+        a.stepX[t] = lv.ptr.alt[0][t] - a.addr[t];
+        a.stepY[t] = lv.ptr.alt[2][t] - a.addr[t];
+        a.blockLinear = lv.ptr.alt[1][t] - lv.ptr.alt[0][t] == a.stepX[t];
+      }
+  }
   m_.accesses_.push_back(std::move(a));
 }
 }  // namespace gpuopt::model_detail

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include <llvm/ADT/SmallPtrSet.h>
+
 namespace gpuopt {
 
 std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space) {
@@ -36,6 +38,7 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space)
   };
   std::set<std::pair<const clang::Expr*, const clang::Expr*>> seen;
   std::vector<Entry> entries;
+  llvm::SmallPtrSet<const void*, 8> written;
   size_t i = 0;
   while (i < accesses.size()) {
     unsigned epoch = accesses[i].epoch;
@@ -47,9 +50,16 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space)
     for (; end < accesses.size() && accesses[end].epoch == epoch; ++end)
       if (accesses[end].space == space && accesses[end].elemSize > 0)
         unit = std::min<int64_t>(unit, accesses[end].elemSize);
+    // Only memory some thread writes (non-atomically, at a known address) in the interval can race:
+    // reads of anything else are skipped before the per-thread entries are made.
+    written.clear();
+    for (size_t k = i; k < end; ++k) {
+      const Access& a = accesses[k];
+      if (a.space == space && a.isWrite && a.known && !a.data && a.base && !a.isAtomic) written.insert(a.base);
+    }
     for (; i < end; ++i) {
       const Access& a = accesses[i];
-      if (a.space != space || !a.known || a.data || !a.base || a.isAtomic) continue;
+      if (a.space != space || !a.known || a.data || !a.base || a.isAtomic || !written.count(a.base)) continue;
       for (unsigned t = 0; t < a.mask.size(); ++t) {
         if (!a.mask[t]) continue;
         int64_t first = floorDiv(a.addr[t], unit), last = floorDiv(a.addr[t] + std::max(1u, a.elemSize) - 1, unit);
@@ -152,16 +162,24 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
     const void* base;
     unsigned interval;
     int64_t unit;
+    unsigned seq;
     int blk;  // x offset + 3 * y offset
     unsigned thread;
     const Access* acc;
   };
+  // Only memory some thread writes can race: reads of anything else make no entries.
+  llvm::SmallPtrSet<const void*, 8> written;
+  for (const auto& a : accesses)
+    if (a.space == space && a.blockLinear && a.isWrite && a.known && !a.data && a.base && !a.isAtomic)
+      written.insert(a.base);
+  if (written.empty()) return races;
   int64_t unit = 4;
   for (const auto& a : accesses)
     if (a.space == space && a.blockLinear && a.elemSize > 0) unit = std::min<int64_t>(unit, a.elemSize);
   std::vector<Entry> entries;
   for (const auto& a : accesses) {
-    if (a.space != space || !a.blockLinear || !a.known || a.data || !a.base || a.isAtomic) continue;
+    if (a.space != space || !a.blockLinear || !a.known || a.data || !a.base || a.isAtomic || !written.count(a.base))
+      continue;
     unsigned iv = interval(a.seq);
     for (unsigned t = 0; t < a.mask.size(); ++t) {
       if (!a.mask[t]) continue;
@@ -176,7 +194,7 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
         for (int x = 0; x < nx; ++x) {
           int64_t addr = a.addr[t] + x * a.stepX[t] + y * a.stepY[t];
           int64_t first = floorDiv(addr, unit), last = floorDiv(addr + std::max(1u, a.elemSize) - 1, unit);
-          for (int64_t u = first; u <= last; ++u) entries.push_back({a.base, iv, u, x + 3 * y, t, &a});
+          for (int64_t u = first; u <= last; ++u) entries.push_back({a.base, iv, u, a.seq, x + 3 * y, t, &a});
         }
     }
   }
@@ -184,7 +202,7 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
     if (p.base != q.base) return p.base < q.base;
     if (p.interval != q.interval) return p.interval < q.interval;
     if (p.unit != q.unit) return p.unit < q.unit;
-    if (p.acc->seq != q.acc->seq) return p.acc->seq < q.acc->seq;
+    if (p.seq != q.seq) return p.seq < q.seq;
     return p.blk < q.blk;
   });
   std::set<std::pair<const clang::Expr*, const clang::Expr*>> seen;

@@ -42,8 +42,9 @@ struct Access {
   // A data-dependent index with a known number of possible values (`v & 3`: 4), else 0.
   int64_t dataValues = 0;
   // How the address moves with the block index: bytes per +1 of blockIdx.x / blockIdx.y, per
-  // thread (the kernel walked again with other representative block indices). Only meaningful
-  // when `blockLinear` (the same access, same threads, address linear in blockIdx.x).
+  // thread (from the address's values in other blocks, Value::alt). Only meaningful when
+  // `blockLinear` (global memory; the same threads do it in every block; address linear in
+  // blockIdx.x).
   std::vector<int64_t> stepX, stepY;
   bool blockLinear = false;
   // Under a condition that is the same for every thread of a block but depends on blockIdx

@@ -49,10 +49,34 @@ void LaneDomain::mergeFlags(Value& r, const Value& a, const Value& b) {
   r.strideSym = !a.strideSym.empty() ? a.strideSym : b.strideSym;
 }
 
+bool LaneDomain::blockVariant(const Value& c) const {
+  if (!c.known || !c.block) return false;
+  if (!hasAlts(c)) return true;
+  for (int k = 0; k < 3; ++k)
+    for (unsigned t = 0; t < N_; ++t)
+      if (active_[t] && (c.alt[k][t] != 0) != (c.v[t] != 0)) return true;
+  return false;
+}
+
 void LaneDomain::assignMasked(Value& dst, const Value& src) const {
   if (dst.v.size() != N_) dst = unknown();
   bool anyInactive = std::find(active_.begin(), active_.end(), 0) != active_.end();
   if (!anyInactive) { dst = src; return; }
+  // Other blocks' values first, while dst.v still holds the inactive threads' old values.
+  if (dst.block || src.block) {
+    if (hasAlts(dst) && hasAlts(src)) {
+      std::array<std::vector<int64_t>, 3> na;
+      for (int k = 0; k < 3; ++k) {
+        na[k] = altOf(dst, k);
+        const auto& s = altOf(src, k);
+        for (unsigned t = 0; t < N_; ++t)
+          if (active_[t]) na[k][t] = s[t];
+      }
+      dst.alt = std::move(na);
+    } else {
+      dst.alt = {};
+    }
+  }
   for (unsigned t = 0; t < N_; ++t)
     if (active_[t]) dst.v[t] = src.v[t];
   dst.known = src.known;
@@ -79,11 +103,13 @@ void LaneDomain::assignMasked(Value& dst, const Value& src) const {
 
 void LaneDomain::truncate(Value& v, unsigned w, bool sign) const {
   if (w >= 64 || w == 0) return;
-  for (auto& x : v.v) {
+  auto wrap = [&](int64_t& x) {
     uint64_t u = static_cast<uint64_t>(x) & ((uint64_t(1) << w) - 1);
     if (sign && (u >> (w - 1))) u |= ~((uint64_t(1) << w) - 1);
     x = static_cast<int64_t>(u);
-  }
+  };
+  for (auto& x : v.v) wrap(x);
+  eachAlt(v, wrap);
 }
 
 uint64_t LaneDomain::mix(uint64_t a, uint64_t b) {
@@ -117,33 +143,50 @@ void LaneDomain::number(Value& r, uint64_t what, const std::vector<const Value*>
   else r.tag.clear();
 }
 
+namespace {
+bool applyOne(clang::BinaryOperatorKind op, int64_t x, int64_t y, bool isUnsigned, bool compareUnsigned, int64_t& z) {
+  using BO = clang::BinaryOperatorKind;
+  switch (op) {
+    case BO::BO_Add: z = static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y)); break;
+    case BO::BO_Sub: z = static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y)); break;
+    case BO::BO_Mul: z = static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)); break;
+    case BO::BO_Div: z = y == 0 ? 0 : isUnsigned ? static_cast<int64_t>(static_cast<uint64_t>(x) / static_cast<uint64_t>(y)) : x / y; break;
+    case BO::BO_Rem: z = y == 0 ? 0 : isUnsigned ? static_cast<int64_t>(static_cast<uint64_t>(x) % static_cast<uint64_t>(y)) : x % y; break;
+    case BO::BO_Shl: z = (y < 0 || y > 63) ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) << y); break;
+    case BO::BO_Shr: z = (y < 0 || y > 63) ? 0 : (isUnsigned ? static_cast<int64_t>(static_cast<uint64_t>(x) >> y) : x >> y); break;
+    case BO::BO_And: z = x & y; break;
+    case BO::BO_Or: z = x | y; break;
+    case BO::BO_Xor: z = x ^ y; break;
+    case BO::BO_LT: z = compareUnsigned ? (uint64_t)x < (uint64_t)y : x < y; break;
+    case BO::BO_GT: z = compareUnsigned ? (uint64_t)x > (uint64_t)y : x > y; break;
+    case BO::BO_LE: z = compareUnsigned ? (uint64_t)x <= (uint64_t)y : x <= y; break;
+    case BO::BO_GE: z = compareUnsigned ? (uint64_t)x >= (uint64_t)y : x >= y; break;
+    case BO::BO_EQ: z = x == y; break;
+    case BO::BO_NE: z = x != y; break;
+    case BO::BO_LAnd: z = x && y; break;
+    case BO::BO_LOr: z = x || y; break;
+    default: return false;
+  }
+  return true;
+}
+}  // namespace
+
 bool LaneDomain::apply(clang::BinaryOperatorKind op, const Value& a, const Value& b, bool isUnsigned,
                        bool compareUnsigned, Value& r) const {
-  using BO = clang::BinaryOperatorKind;
-  for (unsigned t = 0; t < N_; ++t) {
-    int64_t x = a.v[t], y = b.v[t], z = 0;
-    switch (op) {
-      case BO::BO_Add: z = static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y)); break;
-      case BO::BO_Sub: z = static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y)); break;
-      case BO::BO_Mul: z = static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)); break;
-      case BO::BO_Div: z = y == 0 ? 0 : isUnsigned ? static_cast<int64_t>(static_cast<uint64_t>(x) / static_cast<uint64_t>(y)) : x / y; break;
-      case BO::BO_Rem: z = y == 0 ? 0 : isUnsigned ? static_cast<int64_t>(static_cast<uint64_t>(x) % static_cast<uint64_t>(y)) : x % y; break;
-      case BO::BO_Shl: z = (y < 0 || y > 63) ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) << y); break;
-      case BO::BO_Shr: z = (y < 0 || y > 63) ? 0 : (isUnsigned ? static_cast<int64_t>(static_cast<uint64_t>(x) >> y) : x >> y); break;
-      case BO::BO_And: z = x & y; break;
-      case BO::BO_Or: z = x | y; break;
-      case BO::BO_Xor: z = x ^ y; break;
-      case BO::BO_LT: z = compareUnsigned ? (uint64_t)x < (uint64_t)y : x < y; break;
-      case BO::BO_GT: z = compareUnsigned ? (uint64_t)x > (uint64_t)y : x > y; break;
-      case BO::BO_LE: z = compareUnsigned ? (uint64_t)x <= (uint64_t)y : x <= y; break;
-      case BO::BO_GE: z = compareUnsigned ? (uint64_t)x >= (uint64_t)y : x >= y; break;
-      case BO::BO_EQ: z = x == y; break;
-      case BO::BO_NE: z = x != y; break;
-      case BO::BO_LAnd: z = x && y; break;
-      case BO::BO_LOr: z = x || y; break;
-      default: r.known = false; return false;
+  for (unsigned t = 0; t < N_; ++t)
+    if (!applyOne(op, a.v[t], b.v[t], isUnsigned, compareUnsigned, r.v[t])) {
+      r.known = false;
+      return false;
     }
-    r.v[t] = z;
+  r.alt = {};
+  if (a.block || b.block) {
+    r.block = true;
+    if (hasAlts(a) && hasAlts(b))
+      for (int k = 0; k < 3; ++k) {
+        const auto &x = altOf(a, k), &y = altOf(b, k);
+        r.alt[k].resize(N_);
+        for (unsigned t = 0; t < N_; ++t) applyOne(op, x[t], y[t], isUnsigned, compareUnsigned, r.alt[k][t]);
+      }
   }
   return true;
 }

@@ -5,6 +5,7 @@
 #pragma once
 #include <clang/AST/OperationKinds.h>
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -51,7 +52,15 @@ struct Value {
   // An unknown (data-dependent) integer with at most this many possible values (`v & 3`: 4,
   // `v % 8` for unsigned v: 8), else 0.
   int64_t values = 0;
+  // The value in other blocks: per thread, what it is with blockIdx moved by kBlockAlts[k]
+  // ((+1,0), (+2,0), (0,+1)), computed in the same walk; how an address moves from block to
+  // block (races between blocks). Kept only for values that depend on blockIdx (`block`); empty
+  // there when an operation did not carry them: the step is then not known.
+  std::array<std::vector<int64_t>, 3> alt;
 };
+
+// The block-index moves the alternatives of Value::alt stand for: (dx, dy).
+constexpr int kBlockAlts[3][2] = {{1, 0}, {2, 0}, {0, 1}};
 
 // Floor division (addresses can be negative when index arithmetic wraps).
 inline int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
@@ -84,6 +93,21 @@ class LaneDomain {
   // 0..63 and division by zero give 0. Returns false for an operator it does not evaluate.
   bool apply(clang::BinaryOperatorKind op, const Value& a, const Value& b, bool isUnsigned, bool compareUnsigned,
              Value& out) const;
+
+  // Values in other blocks (Value::alt). Whether `v`'s are known (always, for a value that does
+  // not depend on blockIdx), and alternative k (its own values then).
+  static bool hasAlts(const Value& v) { return !v.block || !v.alt[0].empty(); }
+  static const std::vector<int64_t>& altOf(const Value& v, int k) { return v.block && !v.alt[0].empty() ? v.alt[k] : v.v; }
+  // A known condition that some active thread decides differently in another block (or one whose
+  // alternatives are not known): the threads taking each path differ from block to block.
+  bool blockVariant(const Value& c) const;
+  // `f(x)` per thread on v and its alternatives.
+  template <class F>
+  static void eachAlt(Value& v, F f) {
+    if (v.block)
+      for (auto& a : v.alt)
+        for (auto& x : a) f(x);
+  }
 
   // Value numbering. The number of thread t's value: its tag, or one made from the known value
   // (0 when neither is there).

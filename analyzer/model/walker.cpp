@@ -9,9 +9,7 @@
 
 namespace gpuopt::model_detail {
 
-Builder::Builder(KernelModel& m, clang::ASTContext& ctx, const int64_t blockRep[3])
-    : LaneDomain(m.threads()), m_(m), ctx_(ctx) {
-  if (blockRep) std::copy(blockRep, blockRep + 3, blockRep_);
+Builder::Builder(KernelModel& m, clang::ASTContext& ctx) : LaneDomain(m.threads()), m_(m), ctx_(ctx) {
   alive_.assign(N_, 1);
   warpEpoch_.assign(m.warps(), 0);
 }
@@ -188,12 +186,15 @@ void Builder::walkIf(const clang::IfStmt* is) {
       }
   }
   if (perBlock) ++blockGuards_;
+  bool variant = blockVariant(c);
+  enterBlockVariant(variant, is);
   active_ = tm;
   walk(is->getThen());
   Mask afterThen = active_;
   active_ = fm;
   if (is->getElse()) walk(is->getElse());
   Mask afterElse = active_;
+  leaveBlockVariant(variant);
   if (perBlock) --blockGuards_;
   if (!c.known) guards_.pop_back();
   for (unsigned t = 0; t < N_; ++t) active_[t] = (afterThen[t] || afterElse[t]) && saved[t];
@@ -213,6 +214,15 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
   bool work = doesRealWork(body);
   unsigned iter = 0;
   bool symbolicCond = false, countedRuntime = false;
+  bool variant = false;  // other blocks run other iterations (a trip count depending on blockIdx)
+  auto noteCond = [&](const Value& c) {
+    if (!variant && blockVariant(c)) {
+      variant = true;
+      // Only a return or goto out of the loop changes who runs the code after it.
+      enterBlockVariant(true, nullptr);
+      if (hasJump(body)) blockVariantAfter_ = true;
+    }
+  };
   while (anyActive() && !m_.truncated_) {
     // Context for findings: the loop variable's value when uniform.
     if (lv) {
@@ -228,6 +238,7 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
     }
     if (!(isDo && iter == 0) && cond) {
       Value c = eval(cond);
+      noteCond(c);
       if (!c.known || c.symbolic) symbolicCond = true;
       Mask cont(N_, 0);
       for (unsigned t = 0; t < N_; ++t) cont[t] = active_[t] && (!c.known || c.v[t] != 0);
@@ -249,6 +260,7 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
     if (inc && anyActive()) eval(inc);
     if (isDo && cond && anyActive()) {
       Value c = eval(cond);
+      noteCond(c);
       if (!c.known || c.symbolic) symbolicCond = true;
       Mask cont(N_, 0);
       for (unsigned t = 0; t < N_; ++t) cont[t] = active_[t] && (!c.known || c.v[t] != 0);
@@ -259,6 +271,7 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
     if (iter >= (symbolicCond ? kSymbolicIters : kMaxConcreteIters)) break;
   }
   if (countedRuntime) --runtimeLoops_;
+  leaveBlockVariant(variant);
   ctxStack_.pop_back();
   --loopDepth_;
   loops_.pop_back();
@@ -315,6 +328,8 @@ void Builder::walkSwitch(const clang::SwitchStmt* ss) {
   if (!body) return;
   loops_.push_back({Mask(N_, 0), Mask(N_, 0)});  // `break` leaves the switch
   if (!c.known) guards_.push_back(ctx_.getSourceManager().getExpansionLineNumber(ss->getCond()->getBeginLoc()));
+  bool variant = blockVariant(c);
+  enterBlockVariant(variant, body);
   std::fill(active_.begin(), active_.end(), 0);
   for (const auto* st : body->body()) {
     const clang::Stmt* cur = st;
@@ -327,6 +342,7 @@ void Builder::walkSwitch(const clang::SwitchStmt* ss) {
     walk(cur);
   }
   if (!c.known) guards_.pop_back();
+  leaveBlockVariant(variant);
   Mask broken = loops_.back().broken;
   Mask cont = loops_.back().continued;
   loops_.pop_back();
