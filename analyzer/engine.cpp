@@ -151,6 +151,7 @@ struct ParseResult {
   unsigned kernels = 0;                  // analysed
   unsigned cleanFunctions = 0;           // host or device functions with a body free of errors
   double parseMs = 0, analysisMs = 0;
+  std::map<std::string, double> phaseMs;  // FileAnalysis::phaseMs
   std::vector<std::string> log;
   bool consumed = false;                 // the AST was built and analysed (false: the parse never started)
   std::vector<std::pair<std::string, bool>> filesRead;  // real files the parse read, and whether each is a
@@ -222,9 +223,16 @@ class LintConsumer : public clang::ASTConsumer {
     };
 
     collectErrors(sm, files, rc);
+    auto timed = [&](const std::string& phase, auto&& f) {
+      auto t = Clock::now();
+      f();
+      out_.phaseMs[phase] += msSince(t);
+    };
     for (const auto& r : rules_)
-      if (enabled(*r)) r->checkTranslationUnit(ctx, rc);
-    LaunchIndex launches(ctx);
+      if (enabled(*r)) timed(std::string(r->info().id), [&] { r->checkTranslationUnit(ctx, rc); });
+    std::optional<LaunchIndex> launchIndex;
+    timed("kernel model", [&] { launchIndex.emplace(ctx); });
+    const LaunchIndex& launches = *launchIndex;
     std::vector<const clang::FunctionDecl*> functions;
     for (const clang::FunctionDecl* k : findFunctions(ctx, files, functions)) {
       if (auto skip = taint(k, sm)) {
@@ -253,7 +261,8 @@ class LintConsumer : public clang::ASTConsumer {
         const LaunchIndex::Shape* shape = shapes.empty() ? nullptr : &shapes[vi];
         rc.setLaunchVariant(shape && shapes.size() > 1 ? fmt::format("the {}x{}x{} block of the {}", shape->x, shape->y, shape->z, shape->where)
                                   : std::string());
-        auto model = KernelModel::build(k, ctx, opts_.model, launches, shape);
+        std::unique_ptr<KernelModel> model;
+        timed("kernel model", [&] { model = KernelModel::build(k, ctx, opts_.model, launches, shape); });
         if (opts_.frontend.verbose)
           out_.log.push_back(fmt::format("{}: kernel {}: block {}x{}x{} ({}), {} accesses, {} branches, {} barriers{}",
                                          rc.span(k->getLocation()).begin.file, k->getQualifiedNameAsString(), model->blockX(),
@@ -269,7 +278,7 @@ class LintConsumer : public clang::ASTConsumer {
         }
         rc.setFunction(k->getQualifiedNameAsString(), inst, group);
         for (const auto& r : rules_)
-          if (enabled(*r)) r->checkKernel(*model, rc);
+          if (enabled(*r)) timed(std::string(r->info().id), [&] { r->checkKernel(*model, rc); });
         rc.setFunction({});
       }
       rc.setLaunchVariant({});
@@ -747,6 +756,7 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
   }
   fa.parseMs = best.parseMs;
   fa.analysisMs = best.analysisMs;
+  fa.phaseMs = best.phaseMs;
   fa.kernels = best.kernels;
   fa.result.kernels = static_cast<int>(best.kernels);
   fa.result.includer = usedIncluder;

@@ -40,6 +40,9 @@ struct FileAnalysis {
   FileResult result;
   double parseMs = 0;     // Clang: preprocess, parse, semantic analysis
   double analysisMs = 0;  // kernel model and rules
+  // Where the analysis time went: "kernel model" and each rule id (checks of the translation unit
+  // and of every kernel), in ms; `gpuopt-bench` prints it (as clang-tidy's check profile does).
+  std::map<std::string, double> phaseMs;
   unsigned kernels = 0;
   std::vector<std::string> log;  // --verbose
   bool fromCache = false;        // the stored result of an unchanged file (nothing was parsed)

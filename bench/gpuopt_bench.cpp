@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "analyzer/engine.h"
 #include "analyzer/rule.h"
@@ -99,15 +100,19 @@ int main(int argc, char** argv) {
   std::cout << fmt::format("{:<48} {:>7} {:>10} {:>12} {:>10} {:>9}\n", "file", "kernels", "parse ms", "analysis ms",
                            "analysis %", "findings");
   double tp = 0, ta = 0;
+  std::map<std::string, double> phases;  // of the best run of each file
   for (const auto& f : files) {
     double parse = 1e30, analysis = 1e30;
     FileAnalysis last;
+    std::map<std::string, double> bestPhases;
     for (unsigned r = 0; r < reps; ++r) {
       FileAnalysis fa = analyzeFile(f, opts, rules, res, cuda);
       parse = std::min(parse, fa.parseMs);
+      if (fa.analysisMs < analysis) bestPhases = fa.phaseMs;
       analysis = std::min(analysis, fa.analysisMs);
       last = std::move(fa);
     }
+    for (const auto& [k, v] : bestPhases) phases[k] += v;
     if (!last.result.errors.empty()) {
       std::cout << f << ": " << last.result.errors[0].message << "\n";
       continue;
@@ -118,6 +123,14 @@ int main(int argc, char** argv) {
                              100.0 * analysis / parse, last.result.diags.size());
   }
   std::cout << fmt::format("{:<48} {:>7} {:>10.1f} {:>12.1f} {:>9.1f}%\n", "total", "", tp, ta, 100.0 * ta / tp);
+  // Where the analysis time goes, largest first (the best run of each file, summed).
+  std::vector<std::pair<double, std::string>> byCost;
+  for (const auto& [k, v] : phases) byCost.push_back({v, k});
+  std::sort(byCost.rbegin(), byCost.rend());
+  std::string line;
+  for (const auto& [v, k] : byCost)
+    if (v >= 0.05) line += fmt::format("{}{} {:.1f}", line.empty() ? "" : ", ", k, v);
+  std::cout << "analysis ms by phase: " << line << "\n";
   if (!cacheBench) return 0;
   if (cuda.empty()) {
     std::cout << "\ncaches: the precompiled preamble is only used with a CUDA toolkit (none here)\n";

@@ -24,14 +24,20 @@ void SerializedTransfersRule::checkTranslationUnit(ASTContext& ctx, RuleContext&
   // behind a kernel; option `small-bytes`, the same default as unbatched-memcpy's.
   const int64_t small =
       static_cast<int64_t>(rc.option(kInfo, "small-bytes", static_cast<double>(UnbatchedMemcpyRule::kSmallBytes)));
-  auto loops = match(stmt(anyOf(forStmt(), whileStmt(), doStmt(), cxxForRangeStmt())).bind("loop"), ctx);
-  std::set<const Stmt*> done;
-  for (const auto& node : loops) {
-    const Stmt* loop = node.getNodeAs<Stmt>("loop");
-    if (!done.insert(loop).second || !rc.inLintedFile(loop->getBeginLoc()) || !canRepeat(ctx, loop)) continue;
-    if (const FunctionDecl* fn = enclosingFunction(ctx, loop); !fn || fn->hasAttr<CUDAGlobalAttr>() ||
-                                                                 fn->hasAttr<CUDADeviceAttr>() && !fn->hasAttr<CUDAHostAttr>())
+  // Loops of host code only: the bodies of host functions are searched, not the kernels' (cheaper
+  // than asking every loop of the file for its function through the parent map).
+  std::vector<const Stmt*> loops;
+  for (const auto& f : match(functionDecl(isDefinition()).bind("f"), ctx)) {
+    const FunctionDecl* fn = f.getNodeAs<FunctionDecl>("f");
+    if (!fn->hasBody() || fn->hasAttr<CUDAGlobalAttr>() || (fn->hasAttr<CUDADeviceAttr>() && !fn->hasAttr<CUDAHostAttr>()))
       continue;
+    for (const auto& node :
+         match(findAll(stmt(anyOf(forStmt(), whileStmt(), doStmt(), cxxForRangeStmt())).bind("loop")), *fn->getBody(), ctx))
+      loops.push_back(node.getNodeAs<Stmt>("loop"));
+  }
+  std::set<const Stmt*> done;
+  for (const Stmt* loop : loops) {
+    if (!done.insert(loop).second || !rc.inLintedFile(loop->getBeginLoc()) || !canRepeat(ctx, loop)) continue;
     auto events = iterationEvents(ctx, loop);
     // Only work the iteration always does, outside loops nested in it (those are judged alone).
     auto counts = [&](const HostEvent& e) { return !e.conditional && !e.nestedLoop; };

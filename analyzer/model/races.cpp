@@ -176,7 +176,9 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
   int64_t unit = 4;
   for (const auto& a : accesses)
     if (a.space == space && a.blockLinear && a.elemSize > 0) unit = std::min<int64_t>(unit, a.elemSize);
-  std::vector<Entry> entries;
+  // Reused between kernels: no fresh allocation (and page faults) per kernel.
+  static thread_local std::vector<Entry> entries;
+  entries.clear();
   for (const auto& a : accesses) {
     if (a.space != space || !a.blockLinear || !a.known || a.data || !a.base || a.isAtomic || !written.count(a.base))
       continue;
@@ -198,36 +200,53 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
         }
     }
   }
-  std::sort(entries.begin(), entries.end(), [](const Entry& p, const Entry& q) {
-    if (p.base != q.base) return p.base < q.base;
-    if (p.interval != q.interval) return p.interval < q.interval;
+  // Sorted by (base, interval, unit), then as made (program order, thread, block offset): small
+  // keys are sorted, not the entries.
+  struct Key {
+    int64_t unit;
+    uint32_t group;  // (base, interval), numbered in their sorted order
+    uint32_t idx;
+  };
+  static thread_local std::vector<Key> keys;
+  keys.clear();
+  keys.reserve(entries.size());
+  {
+    std::vector<std::pair<const void*, unsigned>> groups;
+    for (const auto& e : entries) groups.push_back({e.base, e.interval});
+    std::sort(groups.begin(), groups.end());
+    groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+    for (uint32_t i = 0; i < entries.size(); ++i) {
+      auto g = std::lower_bound(groups.begin(), groups.end(), std::make_pair(entries[i].base, entries[i].interval));
+      keys.push_back({entries[i].unit, static_cast<uint32_t>(g - groups.begin()), i});
+    }
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& p, const Key& q) {
+    if (p.group != q.group) return p.group < q.group;
     if (p.unit != q.unit) return p.unit < q.unit;
-    if (p.seq != q.seq) return p.seq < q.seq;
-    return p.blk < q.blk;
+    return p.idx < q.idx;
   });
   std::set<std::pair<const clang::Expr*, const clang::Expr*>> seen;
   auto moves = [](const Entry& e) { return e.acc->stepX[e.thread] != 0 || e.acc->stepY[e.thread] != 0; };
-  for (size_t g = 0; g < entries.size();) {
+  auto at = [&](size_t k) -> const Entry& { return entries[keys[k].idx]; };
+  for (size_t g = 0; g < keys.size();) {
     size_t h = g;
-    while (h < entries.size() && entries[h].base == entries[g].base && entries[h].interval == entries[g].interval &&
-           entries[h].unit == entries[g].unit)
-      ++h;
+    while (h < keys.size() && keys[h].group == keys[g].group && keys[h].unit == keys[g].unit) ++h;
     // Every write of this unit stores one known value: benign.
     bool oneValue = true, haveValue = false, anyWrite = false;
     int64_t value = 0;
     for (size_t k = g; k < h; ++k) {
-      const Access* a = entries[k].acc;
+      const Access* a = at(k).acc;
       if (!a->isWrite) continue;
       anyWrite = true;
       if (a->isRead || !a->storedKnown) { oneValue = false; break; }
-      int64_t v = a->stored[entries[k].thread];
+      int64_t v = a->stored[at(k).thread];
       if (haveValue && v != value) { oneValue = false; break; }
       value = v, haveValue = true;
     }
     if (anyWrite && !oneValue)
       for (size_t i = g; i < h; ++i)
         for (size_t j = i; j < h; ++j) {
-          const Entry &p = entries[i], &q = entries[j];
+          const Entry &p = at(i), &q = at(j);
           // A store to an address that does not move with blockIdx: the same thread of every block.
           if (i == j && (moves(p) || !p.acc->isWrite)) continue;
           if (!p.acc->isWrite && !q.acc->isWrite) continue;
