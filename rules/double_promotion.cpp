@@ -4,6 +4,7 @@
 
 #include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Lex/Lexer.h>
 #include <fmt/format.h>
 #include <llvm/ADT/APFloat.h>
 
@@ -100,9 +101,16 @@ struct Visitor : clang::RecursiveASTVisitor<Visitor> {
       lit->getValue().toString(v, 15);
       text += " (" + std::string(v) + ")";
     }
-    std::string fixed = rc.text(lit);
+    // The literal as spelled (in a macro's definition when it comes from one), with an 'f'.
+    const auto& sm = ctx.getSourceManager();
+    std::string fixed = clang::Lexer::getSourceText(clang::CharSourceRange::getTokenRange(sm.getSpellingLoc(lit->getBeginLoc())),
+                                                    sm, ctx.getLangOpts()).str();
+    if (fixed.empty()) fixed = rc.text(lit);
     if (!fixed.empty() && (fixed.back() == 'l' || fixed.back() == 'L')) fixed.pop_back();
     fixed += "f";
+    std::string macro = lit->getBeginLoc().isMacroID()
+                            ? clang::Lexer::getImmediateMacroName(lit->getBeginLoc(), sm, ctx.getLangOpts()).str()
+                            : std::string();
     std::string msg = fmt::format(
         "'{}' is a double literal, so the float '{}' is converted to double and the {} runs in double precision "
         "({}{}); the result is rounded back to float anyway",
@@ -111,14 +119,16 @@ struct Visitor : clang::RecursiveASTVisitor<Visitor> {
                                         "arithmetic, so the compiler keeps it in double")
                           : std::string("the literal is not exact in float, so the compiler must keep the double operation"),
         fn ? fmt::format(" in '{}'", fn->getNameAsString()) : "");
+    if (fn) rc.setFunction(fn->getQualifiedNameAsString());
     Diagnostic d = rc.make(info, rc.span(lit), msg);
     d.notes.push_back({rc.span(op), "computed in double here"});
     d.fixHint = lit->getBeginLoc().isMacroID()
-                    ? fmt::format("define '{}' as a float literal (with an 'f' suffix); if double precision is meant, make "
-                                  "the variables double", fixed)
+                    ? fmt::format("define '{}' as a float literal ('{}'); if double precision is meant, make the "
+                                  "variables double", macro, fixed)
                     : fmt::format("write the literal as a float ('{}'); if double precision is meant, make the variables "
                                   "double", fixed);
     rc.report(std::move(d));
+    if (fn) rc.setFunction({});
   }
 
   bool VisitBinaryOperator(clang::BinaryOperator* bo) {
@@ -143,7 +153,10 @@ struct Visitor : clang::RecursiveASTVisitor<Visitor> {
     // Converted straight back to float with a literal exact in float: the compiler folds it to
     // the float operation (the result is identical).
     if (depth == 0 && exactInFloat(lit)) return true;
-    report(bo, lit, llvm::cast<clang::ImplicitCastExpr>(side->IgnoreParens())->getSubExpr(), false);
+    const clang::Expr* floatSide = llvm::cast<clang::ImplicitCastExpr>(side->IgnoreParens())->getSubExpr();
+    // Every operand a compile-time constant (`T0 + 0.01f`): folded, nothing runs in double.
+    if (floatSide->isEvaluatable(ctx)) return true;
+    report(bo, lit, floatSide, false);
     return true;
   }
 };

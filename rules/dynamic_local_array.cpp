@@ -11,6 +11,25 @@
 namespace gpuopt {
 
 namespace {
+// Whether the addresses `a`'s expression takes differ between the iterations of the innermost
+// run-time loop around it (compared as the sequence of addresses in each iteration).
+bool movesWithRuntimeLoop(const KernelModel& m, const Access& a) {
+  std::map<unsigned, std::vector<int64_t>> perIter;
+  for (const auto& b : m.accesses()) {
+    if (b.expr != a.expr || !b.known) continue;
+    for (unsigned t = 0; t < b.mask.size(); ++t)
+      if (b.mask[t]) { perIter[b.runtimeIter].push_back(b.addr[t]); break; }
+  }
+  if (perIter.size() < 2) {
+    // One iteration walked: it moves with the run-time loop unless its addresses there repeat
+    // an unrolled inner loop's (several addresses in the one iteration).
+    return perIter.empty() || perIter.begin()->second.size() < 2;
+  }
+  for (const auto& [it, seq] : perIter)
+    if (seq != perIter.begin()->second) return true;
+  return false;
+}
+
 // Why an index is not a compile-time constant after unrolling, or "" when it is one.
 std::string runTimeIndex(const KernelModel& m, const Access& a, const std::set<int64_t>& addressesOfExpr) {
   if (a.data || (!a.known && !a.symbolic)) return "it depends on data";
@@ -24,8 +43,10 @@ std::string runTimeIndex(const KernelModel& m, const Access& a, const std::set<i
     first = a.addr[t], have = true;
   }
   // A loop with a run-time trip count is not unrolled: an index that moves with it is a variable.
-  if (a.inRuntimeLoop && addressesOfExpr.size() > 1) return "it moves with a loop whose trip count is known only at run time";
-  (void)m;
+  // One that takes the same addresses in every iteration of it moves only with loops inside it
+  // that have a constant trip count (unrolled: constant indices).
+  if (a.inRuntimeLoop && addressesOfExpr.size() > 1 && movesWithRuntimeLoop(m, a))
+    return "it moves with a loop whose trip count is known only at run time";
   return "";
 }
 }  // namespace

@@ -42,7 +42,16 @@ void GlobalMemoryRaceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (fresh) order.push_back(a.expr);
     return it->second;
   };
+  // Only races the model decides: not one under a data-dependent condition (unless the option
+  // `possible` asks for them), not one whose addresses depend on a parameter's stand-in value (a
+  // pitch `ime - ims + 1` would be 1, a chunk `gid * n * n` overflows), not one recorded by threads
+  // a guard over stand-in values let in. On real code such findings were nearly all false alarms.
+  const bool wantPossible = rc.option(kInfo, "possible", 0) != 0;
+  auto decided = [&](const Access& a, const Access& b, bool possible) {
+    return (wantPossible || !possible) && !a.paramAddr && !b.paramAddr && !a.approxMask && !b.approxMask;
+  };
   for (const auto& r : m.globalRaces()) {
+    if (!decided(*r.first, *r.second, r.possible)) continue;
     Finding& f = slot(*r.second);
     if (!f.in) f.in = &r;
   }
@@ -52,6 +61,7 @@ void GlobalMemoryRaceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       // Every block touching one address is a race only for more than one block: said only when
       // a launch in the file shows the grid (a kernel written for <<<1, N>>> is common).
       if (r.blockIndependent && !launchedHere) continue;
+      if (!decided(*r.first, *r.second, r.possible)) continue;
       const Access& later = r.first->seq > r.second->seq ? *r.first : *r.second;
       Finding& f = slot(later);
       if (!f.across) f.across = &r;

@@ -12,6 +12,9 @@ void PartialWarpBlockRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   if (m.blockAssumed() || m.blockRange().isInvalid()) return;
   unsigned threads = m.threads();
   if (threads % 32 == 0) return;
+  // One thread per block (`<<<1, 1>>>`): a serial helper, an initialiser or a printing demo by
+  // design, not a block-size choice; on real code every such finding was noise.
+  if (threads == 1) return;
   if (!rc.inLintedFile(m.blockRange().getBegin())) return;
   unsigned warps = m.warps();
   unsigned idle = warps * 32 - threads;

@@ -130,6 +130,8 @@ class Builder : public LaneDomain {
   // Walking code that other blocks' threads run with other masks (under a condition on blockIdx
   // they decide differently): accesses there get no block steps (Access::stepX). After such a
   // condition whose paths jump (return, break, ...), every later access too.
+  unsigned runtimeIter_ = 0, runtimeIters_ = 0;  // Access::runtimeIter: current, and how many so far
+  unsigned approxMasks_ = 0;  // enclosing guards walked with threads none of which passes them
   unsigned blockVariantDepth_ = 0;
   bool blockVariantAfter_ = false;
   void enterBlockVariant(bool variant, const clang::Stmt* paths) {

@@ -64,6 +64,17 @@ Value Builder::groupMethod(GroupKind gk, clang::QualType t, const std::string& n
   if (name == "thread_rank") {
     Value v = constant(0);
     for (unsigned th = 0; th < N_; ++th) v.v[th] = gk == GroupKind::Warp ? th % tile : th;
+    if (gk == GroupKind::Grid) {
+      // The rank in the grid: (blockIdx.x + gridDim.x * blockIdx.y) * threads per block + rank in the block.
+      Value bx = blockIndex(0), by = blockIndex(1);
+      auto rank = [&](int64_t x, int64_t y, unsigned th) { return (x + kGridDimRep * y) * static_cast<int64_t>(N_) + th; };
+      for (unsigned th = 0; th < N_; ++th) v.v[th] = rank(bx.v[th], by.v[th], th);
+      for (int k = 0; k < 3; ++k) {
+        v.alt[k].resize(N_);
+        for (unsigned th = 0; th < N_; ++th) v.alt[k][th] = rank(bx.alt[k][th], by.alt[k][th], th);
+      }
+      v.symbolic = v.block = true;
+    }
     return v;
   }
   if (name == "size" || name == "num_threads")

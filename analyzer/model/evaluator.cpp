@@ -660,6 +660,7 @@ Value Builder::readMem(const LVal& lv) {
   }
   Value r = unknown();
   r.data = true;
+  r.block = lv.ptr.block;  // loaded from a block's own address: differs between blocks
   // Loaded data is numbered by where it came from: two threads loading the same address of the
   // same memory version hold the same value.
   if (lv.ptr.known && lv.ptr.base) {
@@ -693,6 +694,7 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
     a.storedKnown = true;
   }
   if (stored) a.storedSame = uniformish(*stored);
+  if (stored) a.storedBlock = stored->block;
   if (stored && !stored->known && !stored->tag.empty()) a.storedTag = stored->tag;
   if (write && lv.ptr.base) ++memVersion_[lv.ptr.base];  // later loads see another value
   a.epoch = epoch_;
@@ -702,8 +704,11 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   a.function = frames_.back().fn;
   a.guards = guards_;
   a.inRuntimeLoop = runtimeLoops_ > 0;
+  a.runtimeIter = runtimeIter_;
   a.blockGuarded = blockGuards_ > 0;
   a.dataValues = lv.ptr.values;
+  a.paramAddr = lv.ptr.param;
+  a.approxMask = approxMasks_ > 0;
   // How the address moves from block to block (global memory): from the address's values in
   // other blocks, when the threads doing this access are the same in every block.
   if (a.space == MemSpace::Global && a.known && !a.data && blockVariantDepth_ == 0 && !blockVariantAfter_ &&

@@ -231,16 +231,20 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
   for (size_t g = 0; g < keys.size();) {
     size_t h = g;
     while (h < keys.size() && keys[h].group == keys[g].group && keys[h].unit == keys[g].unit) ++h;
-    // Every write of this unit stores one known value: benign.
+    // Every write of this unit stores one known value that does not depend on blockIdx: benign.
+    // (Value numbers do not carry across blocks: a load's number assumes no other thread wrote
+    // the memory, which is what another block may do.)
     bool oneValue = true, haveValue = false, anyWrite = false;
-    int64_t value = 0;
+    uint64_t value = 0;
     for (size_t k = g; k < h; ++k) {
       const Access* a = at(k).acc;
       if (!a->isWrite) continue;
       anyWrite = true;
-      if (a->isRead || !a->storedKnown) { oneValue = false; break; }
-      int64_t v = a->stored[at(k).thread];
-      if (haveValue && v != value) { oneValue = false; break; }
+      uint64_t v = 0;
+      if (a->isRead) { oneValue = false; break; }
+      if (a->storedBlock) { oneValue = false; break; }  // a value that differs between blocks
+      if (a->storedKnown) v = LaneDomain::mix(0x4b4e4f574eull, static_cast<uint64_t>(a->stored[at(k).thread]));
+      if (!v || (haveValue && v != value)) { oneValue = false; break; }
       value = v, haveValue = true;
     }
     if (anyWrite && !oneValue)

@@ -27,6 +27,7 @@ struct Access {
   bool storedKnown = false;
   bool storedSame = false;      // every thread writes the same value
   std::vector<uint64_t> storedTag;  // value numbers of the value written when not known (value.h), per thread
+  bool storedBlock = true;           // the value written may differ between blocks (depends on blockIdx)
   unsigned epoch = 0;                // block-barrier interval
   std::vector<unsigned> warpEpoch;   // per warp: warp-level syncs passed
   unsigned seq = 0;                  // program order
@@ -39,6 +40,9 @@ struct Access {
   // the compiler cannot unroll it, so an index that changes between its iterations is a run-time
   // index even when each walked iteration has a known value.
   bool inRuntimeLoop = false;
+  // Which iteration of the innermost such loop it was recorded in (numbered through the walk), 0
+  // outside one: an index that repeats the same addresses in every iteration does not move with it.
+  unsigned runtimeIter = 0;
   // A data-dependent index with a known number of possible values (`v & 3`: 4), else 0.
   int64_t dataValues = 0;
   // How the address moves with the block index: bytes per +1 of blockIdx.x / blockIdx.y, per
@@ -50,6 +54,12 @@ struct Access {
   // Under a condition that is the same for every thread of a block but depends on blockIdx
   // (`if (blockIdx.x == 0)`): only some blocks perform it.
   bool blockGuarded = false;
+  // The address depends on a kernel parameter's or a uniform load's representative value (one
+  // stand-in for a value known only at run time): whether two threads meet there is not decided.
+  bool paramAddr = false;
+  // Recorded by threads the model let in although the condition around it (over representative
+  // values) let none in (walker.cpp: a guard never hides a body): the mask is a guess.
+  bool approxMask = false;
 };
 
 struct Branch {

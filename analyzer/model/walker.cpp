@@ -169,7 +169,9 @@ void Builder::walkIf(const clang::IfStmt* is) {
     }
   // A guard over representative symbol values (`if (t < n)` with a 2-D grid index) that every
   // thread fails must not hide the body: without an else, walk it with the threads that got here.
-  if (c.known && c.symbolic && !is->getElse() && std::find(tm.begin(), tm.end(), 1) == tm.end()) tm = saved;
+  bool approx = c.known && c.symbolic && !is->getElse() && std::find(tm.begin(), tm.end(), 1) == tm.end();
+  if (approx) tm = saved;
+  approxMasks_ += approx;
   // Unknown condition: both paths are walked with every thread (over-approximation); the
   // accesses there remember the condition's line.
   if (!c.known) guards_.push_back(ctx_.getSourceManager().getExpansionLineNumber(is->getCond()->getBeginLoc()));
@@ -195,6 +197,7 @@ void Builder::walkIf(const clang::IfStmt* is) {
   if (is->getElse()) walk(is->getElse());
   Mask afterElse = active_;
   leaveBlockVariant(variant);
+  approxMasks_ -= approx;
   if (perBlock) --blockGuards_;
   if (!c.known) guards_.pop_back();
   for (unsigned t = 0; t < N_; ++t) active_[t] = (afterThen[t] || afterElse[t]) && saved[t];
@@ -207,6 +210,7 @@ void Builder::walkIf(const clang::IfStmt* is) {
 void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clang::Stmt* body, const clang::Expr* inc, bool isDo) {
   const clang::VarDecl* lv = loopVar_;
   loopVar_ = nullptr;
+  const unsigned outerRuntimeIter = runtimeIter_;
   loops_.push_back({Mask(N_, 0), Mask(N_, 0)});
   ++loopDepth_;
   ctxStack_.emplace_back();
@@ -215,6 +219,7 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
   unsigned iter = 0;
   bool symbolicCond = false, countedRuntime = false;
   bool variant = false;  // other blocks run other iterations (a trip count depending on blockIdx)
+  bool approx = false;   // walked with threads the bound let none of in (a guess)
   auto noteCond = [&](const Value& c) {
     if (!variant && blockVariant(c)) {
       variant = true;
@@ -244,7 +249,10 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
       for (unsigned t = 0; t < N_; ++t) cont[t] = active_[t] && (!c.known || c.v[t] != 0);
       // A bound over representative symbol values (`i < n` with blockIdx and n stand-ins) that no
       // thread passes on entry must not hide the body: walk one iteration with every thread.
-      if (iter == 0 && c.known && c.symbolic && std::find(cont.begin(), cont.end(), 1) == cont.end()) cont = active_;
+      if (iter == 0 && c.known && c.symbolic && std::find(cont.begin(), cont.end(), 1) == cont.end()) {
+        cont = active_;
+        if (!approx) approx = true, ++approxMasks_;
+      }
       recordBranch(s, cond, c, work, false, true, &cont);
       active_ = cont;
       if (!anyActive()) break;
@@ -253,6 +261,7 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
     if (iter >= cap) break;
     // A loop without a constant trip count (or none found): not unrolled by the compiler.
     if ((symbolicCond || !cond) && !countedRuntime) ++runtimeLoops_, countedRuntime = true;
+    if (countedRuntime) runtimeIter_ = ++runtimeIters_;
     walk(body);
     // Threads that hit `continue` take the increment too.
     for (unsigned t = 0; t < N_; ++t)
@@ -271,7 +280,9 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
     if (iter >= (symbolicCond ? kSymbolicIters : kMaxConcreteIters)) break;
   }
   if (countedRuntime) --runtimeLoops_;
+  runtimeIter_ = outerRuntimeIter;
   leaveBlockVariant(variant);
+  approxMasks_ -= approx;
   ctxStack_.pop_back();
   --loopDepth_;
   loops_.pop_back();

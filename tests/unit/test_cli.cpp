@@ -353,3 +353,10 @@ TEST(Cli, AKernelLaunchedWithSeveralShapesIsJudgedWithEach) {
     }
   EXPECT_TRUE(found) << r.out;
 }
+
+TEST(Cli, DoublePromotionFixNamesTheMacroAndItsLiteral) {
+  auto r = runLint("--rules=double-promotion '" + fixture("double_promotion.cu") + "'");
+  EXPECT_NE(r.out.find("fix: define 'GAIN' as a float literal ('1.1f')"), std::string::npos) << r.out;
+  auto j = nlohmann::json::parse(runLint("--rules=double-promotion --format json '" + fixture("double_promotion.cu") + "'").out);
+  for (const auto& f : j["files"][0]["findings"]) EXPECT_TRUE(f["kernel"].is_string()) << f.dump();
+}

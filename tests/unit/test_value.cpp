@@ -121,4 +121,45 @@ TEST(ValueDomain, FloorDivision) {
   EXPECT_EQ(floorDiv(-5, 4), -2);
 }
 
+// Values in other blocks (Value::alt): how an address moves from block to block, in one walk.
+TEST(ValueDomain, OtherBlocksValuesFollowOperatorsAndMaskedAssignment) {
+  Lanes d;
+  Value bx = d.constant(2);  // blockIdx.x with its values at +1, +2 and (y+1)
+  bx.block = true;
+  bx.alt = {std::vector<int64_t>(8, 3), std::vector<int64_t>(8, 4), std::vector<int64_t>(8, 2)};
+  Value tid = d.lanes({0, 1, 2, 3, 4, 5, 6, 7});
+  Value prod = d.unknown(), idx = d.unknown();
+  ASSERT_TRUE(d.apply(clang::BO_Mul, bx, d.constant(8), false, false, prod));
+  ASSERT_TRUE(d.apply(clang::BO_Add, prod, tid, false, false, idx));
+  EXPECT_EQ(idx.v[1], 17);
+  ASSERT_TRUE(Lanes::hasAlts(idx));
+  EXPECT_EQ(Lanes::altOf(idx, 0)[1], 25);  // one block further in x: 8 elements on
+  EXPECT_EQ(Lanes::altOf(idx, 1)[1], 33);
+  EXPECT_EQ(Lanes::altOf(idx, 2)[1], 17);  // y does not move it
+  // A value that does not depend on blockIdx is its own value in every block.
+  EXPECT_EQ(&Lanes::altOf(tid, 2), &tid.v);
+  // `bx / 2` is not linear: the alternatives say so (2/2 = 1, 3/2 = 1, 4/2 = 2).
+  Value half = d.unknown();
+  ASSERT_TRUE(d.apply(clang::BO_Div, bx, d.constant(2), false, false, half));
+  EXPECT_EQ(Lanes::altOf(half, 0)[0] - half.v[0], 0);
+  EXPECT_EQ(Lanes::altOf(half, 1)[0] - Lanes::altOf(half, 0)[0], 1);
+  // Masked assignment keeps the inactive lanes' old values in every block too.
+  Value dst = tid;
+  d.setActive({1, 0, 1, 0, 1, 0, 1, 0});
+  d.assignMasked(dst, idx);
+  EXPECT_EQ(Lanes::altOf(dst, 0)[0], 24);
+  EXPECT_EQ(Lanes::altOf(dst, 0)[1], 1);
+  // A condition on blockIdx that other blocks decide differently: their threads take other paths.
+  Value eq = d.constant(0);
+  ASSERT_TRUE(d.apply(clang::BO_EQ, bx, d.constant(2), false, false, eq));
+  EXPECT_TRUE(d.blockVariant(eq));
+  Value lt = d.constant(0);
+  ASSERT_TRUE(d.apply(clang::BO_LT, bx, d.constant(100), false, false, lt));
+  EXPECT_FALSE(d.blockVariant(lt));
+  // An operation that does not carry them leaves the step unknown, never zero.
+  Value lost = bx;
+  lost.alt = {};
+  EXPECT_FALSE(Lanes::hasAlts(lost));
+}
+
 }  // namespace
