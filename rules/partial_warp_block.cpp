@@ -1,13 +1,60 @@
 #include "rules/partial_warp_block.h"
 
+#include <clang/AST/Stmt.h>
 #include <fmt/format.h>
+
+#include <set>
 
 #include "analyzer/rule_context.h"
 #include "rules/rule_util.h"
 
 namespace gpuopt {
 
+namespace {
+// `if (threadIdx.x < 100) { work }` in a full block: the first n threads (n not a multiple of 32)
+// do real work and the rest of the block nothing, so the warp holding thread n runs that work with
+// lanes idle, as a block of n threads would. divergent-branch leaves such a split alone (one warp
+// diverges and most lanes take it); this is the same waste as a ragged block, for that code.
+void checkWorkSplits(const KernelModel& m, RuleContext& rc, const RuleInfo& info) {
+  std::set<const clang::Stmt*> done;
+  for (const Branch& b : m.branches()) {
+    if (b.isLoop || b.inLoop || !b.known || b.data || b.param || b.symbolic || !b.thenWork || b.elseWork) continue;
+    if (!llvm::isa<clang::IfStmt>(b.stmt) || !done.insert(b.stmt).second) continue;
+    if (!rc.inLintedFile(b.stmt->getBeginLoc())) continue;
+    // The takers must be a prefix of the active threads, ending inside a warp.
+    unsigned n = 0, active = 0;
+    bool prefix = true, ended = false;
+    for (unsigned t = 0; t < b.active.size(); ++t) {
+      if (!b.active[t]) continue;
+      ++active;
+      bool takes = b.path[t] == 1;
+      if (takes && ended) prefix = false;
+      if (!takes) ended = true;
+      n += takes;
+    }
+    if (!prefix || n < 32 || n % 32 == 0 || n >= active) continue;
+    // Only a split of a block whose threads all reach it (the active threads are 0..active-1).
+    if (active != m.threads()) continue;
+    unsigned warp = n / 32, lanes = n % 32, idle = 32 - lanes;
+    unsigned warpsRunning = warp + 1;
+    double share = 100.0 * idle / (warpsRunning * 32.0);
+    std::string cond = b.cond ? rc.text(b.cond) : std::string("the condition");
+    std::string msg = fmt::format(
+        "work split at {} threads, not a multiple of the 32-thread warp: only the first {} threads of the block run "
+        "this path ('{}'), so warp {} runs it with {} of 32 lanes idle ({:.0f}% of the lanes of the {} warp{} running "
+        "it), as a {}-thread block would{}",
+        n, n, cond, warp, idle, share, warpsRunning, warpsRunning == 1 ? "" : "s", n, atContext(b.context));
+    if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
+    Diagnostic d = rc.make(info, rc.span(b.cond ? static_cast<const clang::Stmt*>(b.cond) : b.stmt), msg);
+    d.fixHint = fmt::format("split the work at a multiple of 32 threads ({} or {}), or spread it over whole warps "
+                            "(a loop with stride blockDim.x)", n / 32 * 32, (n / 32 + 1) * 32);
+    rc.report(std::move(d));
+  }
+}
+}  // namespace
+
 void PartialWarpBlockRule::checkKernel(const KernelModel& m, RuleContext& rc) {
+  checkWorkSplits(m, rc, kInfo);
   // Only a shape written in the code (a launch or __launch_bounds__), not an assumed one.
   if (m.blockAssumed() || m.blockRange().isInvalid()) return;
   unsigned threads = m.threads();
