@@ -347,9 +347,9 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
     if (a.known)
       for (unsigned t = 0; t < N_; ++t)
         if (active_[t] && ((a.v[t] != 0) == (op == BO::BO_LOr))) active_[t] = 0;
-    blockVariantDepth_ += variant;
+    enterBlockVariant(variant, nullptr);
     Value b = anyActive() ? eval(bo->getRHS()) : constant(0);
-    blockVariantDepth_ -= variant;
+    leaveBlockVariant(variant);
     active_ = saved;
     Value r = unknown();
     mergeFlags(r, a, b);
@@ -463,13 +463,13 @@ Value Builder::evalConditional(const clang::AbstractConditionalOperator* co) {
       fm[t] = saved[t] && c.v[t] == 0;
     }
   bool variant = blockVariant(c);  // other blocks' threads take other arms
-  blockVariantDepth_ += variant;
+  enterBlockVariant(variant, nullptr);
   active_ = tm;
   Value a = std::find(tm.begin(), tm.end(), 1) != tm.end() ? eval(co->getTrueExpr()) : unknown();
   active_ = fm;
   Value b = std::find(fm.begin(), fm.end(), 1) != fm.end() ? eval(co->getFalseExpr()) : unknown();
   active_ = saved;
-  blockVariantDepth_ -= variant;
+  leaveBlockVariant(variant);
   Value r = a.isPtr ? a : b.isPtr ? b : unknown();
   mergeFlags(r, a, b);
   r.data = r.data || c.data;

@@ -223,9 +223,9 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
   auto noteCond = [&](const Value& c) {
     if (!variant && blockVariant(c)) {
       variant = true;
-      // Only a return or goto out of the loop changes who runs the code after it.
-      enterBlockVariant(true, nullptr);
-      if (hasJump(body)) blockVariantAfter_ = true;
+      // A jump in the body (a return, or conservatively any break/continue) may change who runs
+      // the code after the loop.
+      enterBlockVariant(true, body);
     }
   };
   while (anyActive() && !m_.truncated_) {
