@@ -19,16 +19,20 @@ std::string atomicName(const Access& a) {
   return fd ? fd->getNameAsString() : "atomic";
 }
 
-// nvcc 13 on sm_90 aggregates an integer atomicAdd or atomicMax on a warp-uniform address per warp
-// (VOTEU.ANY, then UPOPC for a constant or REDUX.SUM/MAX for a per-lane value, and one leader
-// REDG): checked in SASS (docs/measurements-data/device-rules-sass.txt). Float atomics and
-// data-indexed addresses are not aggregated.
-bool aggregatedByNvcc(const Access& a) {
+// nvcc 13 on sm_90 aggregates a 32-bit integer atomicAdd, Sub, Min, Max, And, Or or Xor on a
+// warp-uniform address per warp (VOTEU.ANY, then UPOPC for a constant or REDUX for a per-lane
+// value, and one leader REDG); atomicInc, atomicDec, atomicExch, 64-bit and float atomics are not
+// (one REDG/ATOMG per lane): all checked in SASS (scripts/sass_probes.cu,
+// docs/measurements-data/device-rules-sass.txt). Data-indexed addresses are not aggregated.
+bool aggregatedByNvcc(const Access& a, clang::ASTContext& ctx) {
   auto* ce = llvm::dyn_cast_or_null<clang::CallExpr>(a.expr);
   if (!ce || ce->getNumArgs() < 2) return false;
   std::string n = atomicName(a);
-  if (n != "atomicAdd" && n != "atomicMax") return false;
-  return ce->getArg(1)->IgnoreParenImpCasts()->getType()->isIntegerType();
+  if (n != "atomicAdd" && n != "atomicSub" && n != "atomicMin" && n != "atomicMax" && n != "atomicAnd" &&
+      n != "atomicOr" && n != "atomicXor")
+    return false;
+  clang::QualType t = ce->getArg(1)->IgnoreParenImpCasts()->getType();
+  return t->isIntegerType() && ctx.getTypeSize(t) <= 32;
 }
 
 // The atomic's old value is used (`out[atomicAdd(counter, 1)] = x`: stream compaction, tickets):
@@ -87,7 +91,7 @@ void AtomicContentionRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       for (auto& [ad, ws] : warpsAt) warpsOnOne = std::max(warpsOnOne, static_cast<unsigned>(ws.size()));
       bool oneAddress = warpsAt.size() == 1;
       if (activeThreads <= 1) continue;  // one atomic per block: the fix itself
-      if (oneAddress && activeWarps > 1 && worstLanes > 1 && aggregatedByNvcc(a)) {
+      if (oneAddress && activeWarps > 1 && worstLanes > 1 && aggregatedByNvcc(a, m.ast())) {
         msg = fmt::format("{}: every thread of the block ({} threads in {} warps) updates one address; nvcc already "
                           "aggregates this per warp (one atomic per warp), so what remains is all {} warps of every "
                           "block of the grid serialising on that address",
@@ -95,8 +99,11 @@ void AtomicContentionRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       } else if (oneAddress && worstLanes > 1) {
         msg = fmt::format("{}: all {} active lanes of each warp{} update one address, one after the other{}", what,
                           worstLanes, activeWarps > 1 ? fmt::format(" and all {} warps of the block", activeWarps) : "",
-                          aggregatedByNvcc(a) ? "" : " (nvcc does not aggregate this atomic: its value differs between "
-                                                     "lanes or it is not an integer add)");
+                          aggregatedByNvcc(a, m.ast())
+                              ? ""
+                              : fmt::format(" (nvcc does not aggregate {} per warp: one atomic per lane on sm_90, "
+                                            "checked in SASS; only 32-bit integer add, sub, min, max, and, or, xor "
+                                            "are aggregated)", name));
       } else if (oneAddress && activeWarps > 1) {
         msg = fmt::format("{}: one lane of each of the {} warps of the block updates the same address; every warp of "
                           "the grid serialises on it", what, activeWarps);

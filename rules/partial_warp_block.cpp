@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analyzer/rule_context.h"
+#include "analyzer/model/ast_util.h"
 #include "rules/rule_util.h"
 
 namespace gpuopt {
@@ -15,11 +16,23 @@ namespace {
 // do real work and the rest of the block nothing, so the warp holding thread n runs that work with
 // lanes idle, as a block of n threads would. divergent-branch leaves such a split alone (one warp
 // diverges and most lanes take it); this is the same waste as a ragged block, for that code.
+bool longWork(const clang::Stmt* s) {
+  if (!s) return false;
+  if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt, clang::CXXForRangeStmt>(s)) return true;
+  if (containsCall(s)) return true;
+  for (const clang::Stmt* c : s->children())
+    if (longWork(c)) return true;
+  return false;
+}
+
 void checkWorkSplits(const KernelModel& m, RuleContext& rc, const RuleInfo& info) {
   std::set<const clang::Stmt*> done;
   for (const Branch& b : m.branches()) {
     if (b.isLoop || b.inLoop || !b.known || b.data || b.param || b.symbolic || !b.thenWork || b.elseWork) continue;
     if (!llvm::isa<clang::IfStmt>(b.stmt) || !done.insert(b.stmt).second) continue;
+    // Long work only: a loop or a call of the program's own functions. A few loads and stores
+    // (a table staged into shared memory by the first 49 threads) cost the idle lanes nothing.
+    if (!longWork(llvm::cast<clang::IfStmt>(b.stmt)->getThen())) continue;
     if (!rc.inLintedFile(b.stmt->getBeginLoc())) continue;
     // The takers must be a prefix of the active threads, ending inside a warp.
     unsigned n = 0, active = 0;

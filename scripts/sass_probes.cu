@@ -5,6 +5,18 @@ __global__ void atomicCounterValue(int* counter, const int* in) { atomicAdd(coun
 __global__ void atomicCounterReturn(int* counter, int* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = atomicAdd(counter, 1); }
 __global__ void atomicFloatSum(float* sum, const float* in) { atomicAdd(sum, in[blockIdx.x * blockDim.x + threadIdx.x]); }
 __global__ void atomicMaxOne(unsigned* m, const unsigned* in) { atomicMax(m, in[blockIdx.x * blockDim.x + threadIdx.x]); }
+// Which other integer atomics nvcc aggregates per warp on one address (per-lane values).
+#define PROBE(op, T) __global__ void atomic##op##One(T* m, const T* in) { atomic##op(m, in[blockIdx.x * blockDim.x + threadIdx.x]); }
+PROBE(Sub, int)
+PROBE(Min, int)
+PROBE(And, int)
+PROBE(Or, int)
+PROBE(Xor, int)
+PROBE(Exch, int)
+PROBE(Inc, unsigned)
+PROBE(Dec, unsigned)
+__global__ void atomicAdd64One(unsigned long long* m, const unsigned long long* in) { atomicAdd(m, in[blockIdx.x * blockDim.x + threadIdx.x]); }
+__global__ void atomicSubConstOne(int* m) { atomicSub(m, 1); }
 __global__ void atomicHist4(unsigned* bins, const int* in) { atomicAdd(&bins[in[blockIdx.x * blockDim.x + threadIdx.x] & 3], 1u); }
 
 __global__ void promoteMul11(float* a) { int i = blockIdx.x * blockDim.x + threadIdx.x; a[i] = a[i] * 1.1; }

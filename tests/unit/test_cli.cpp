@@ -360,3 +360,20 @@ TEST(Cli, DoublePromotionFixNamesTheMacroAndItsLiteral) {
   auto j = nlohmann::json::parse(runLint("--rules=double-promotion --format json '" + fixture("double_promotion.cu") + "'").out);
   for (const auto& f : j["files"][0]["findings"]) EXPECT_TRUE(f["kernel"].is_string()) << f.dump();
 }
+
+TEST(Cli, AtomicContentionSaysWhichAtomicsNvccAggregates) {
+  std::string d = tempDir("atomics");
+  writeFile(d + "/a.cu",
+            "__global__ void k(int* m, unsigned* u, const int* in) {\n"
+            "  int v = in[blockIdx.x * blockDim.x + threadIdx.x];\n"
+            "  atomicXor(m, v);\n"
+            "  atomicInc(u, 17u);\n"
+            "}\n"
+            "void f(int* m, unsigned* u, const int* in) { k<<<64, 256>>>(m, u, in); }\n");
+  auto r = runLint("--rules=atomic-contention a.cu", d);
+  EXPECT_EQ(r.rc, 1);
+  // 32-bit atomicXor is warp-aggregated (REDUX in SASS); atomicInc is not.
+  EXPECT_NE(r.out.find("a.cu:3:3: warning: atomicXor on 'atomicXor(m, v)': every thread of the block"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nvcc does not aggregate atomicInc per warp"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("nvcc does not aggregate atomicXor"), std::string::npos) << r.out;
+}
