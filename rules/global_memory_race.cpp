@@ -56,7 +56,10 @@ void GlobalMemoryRaceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (!f.in) f.in = &r;
   }
   const bool launchedHere = m.blockSource().rfind("launch", 0) == 0;
-  if (m.gridBlocks() != 1) {
+  // Which blocks meet depends on the block shape: with an assumed one (no launch seen, say one
+  // under an #ifdef that is off) a kernel written for 128-thread blocks overlaps its neighbour.
+  // Races inside a block hardly depend on it (two threads of any block big enough) and stay.
+  if (m.gridBlocks() != 1 && !m.blockAssumed()) {
     for (const auto& r : m.crossBlockRaces()) {
       // Every block touching one address is a race only for more than one block: said only when
       // a launch in the file shows the grid (a kernel written for <<<1, N>>> is common).
