@@ -230,6 +230,12 @@ class LintConsumer : public clang::ASTConsumer {
     };
     for (const auto& r : rules_)
       if (enabled(*r)) timed(std::string(r->info().id), [&] { r->checkTranslationUnit(ctx, rc); });
+    // The model carries what the enabled rules ask of it (like clang-tidy registering the matchers
+    // of the enabled checks only).
+    ModelOptions modelOpts = opts_.model;
+    modelOpts.blockSteps = false;
+    for (const auto& r : rules_)
+      if (enabled(*r) && r->needsBlockSteps()) modelOpts.blockSteps = true;
     auto tLaunches = Clock::now();
     LaunchIndex launches(ctx);
     out_.phaseMs["kernel model"] += msSince(tLaunches);
@@ -262,7 +268,7 @@ class LintConsumer : public clang::ASTConsumer {
         rc.setLaunchVariant(shape && shapes.size() > 1 ? fmt::format("the {}x{}x{} block of the {}", shape->x, shape->y, shape->z, shape->where)
                                   : std::string());
         std::unique_ptr<KernelModel> model;
-        timed("kernel model", [&] { model = KernelModel::build(k, ctx, opts_.model, launches, shape); });
+        timed("kernel model", [&] { model = KernelModel::build(k, ctx, modelOpts, launches, shape); });
         if (opts_.frontend.verbose)
           out_.log.push_back(fmt::format("{}: kernel {}: block {}x{}x{} ({}), {} accesses, {} branches, {} barriers{}",
                                          rc.span(k->getLocation()).begin.file, k->getQualifiedNameAsString(), model->blockX(),

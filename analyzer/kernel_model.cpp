@@ -14,7 +14,7 @@ std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kerne
   // One walk of the kernel over a block of the given shape; values that depend on blockIdx carry
   // their values in other blocks along (Value::alt), so each global access knows how its address
   // moves from block to block (races between blocks).
-  auto walk = [&](unsigned x, unsigned y, unsigned z, std::string source, bool assumed) {
+  auto walk = [&](unsigned x, unsigned y, unsigned z, std::string source, bool assumed, int64_t gridBlocks = 0) {
     std::unique_ptr<KernelModel> m(new KernelModel());
     m->ctx_ = &ctx;
     m->kernel_ = kernel;
@@ -23,6 +23,7 @@ std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kerne
     m->blockSource_ = std::move(source);
     m->blockAssumed_ = assumed;
     model_detail::Builder b(*m, ctx);
+    b.setBlockSteps(opts.blockSteps && !assumed && gridBlocks != 1);
     b.run(kernel);
     if (m->truncated_)  // a walk cut short: steps of a partial walk are not trusted
       for (auto& a : m->accesses_) a.blockLinear = false;
@@ -30,7 +31,7 @@ std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kerne
   };
   if (!opts.blockDimGiven) {
     if (const LaunchIndex::Shape* s = shape ? shape : launches.find(kernel)) {
-      auto m = walk(s->x, s->y, s->z, s->where, false);
+      auto m = walk(s->x, s->y, s->z, s->where, false, s->gridBlocks);
       m->blockRange_ = s->range;
       m->gridBlocks_ = s->gridBlocks;
       return m;

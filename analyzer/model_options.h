@@ -14,6 +14,12 @@ struct ModelOptions {
   // Block shapes a profile recorded, per kernel name (`gpuopt-lint profile`): they win over the
   // launches in the code; --block-dim still wins over them.
   std::map<std::string, std::vector<std::array<unsigned, 3>>> profiledBlocks;
+  // Carry each blockIdx-dependent value's values in other blocks (Value::alt) so global accesses
+  // know how their addresses move from block to block. Only races between blocks need them: the
+  // engine turns this off when no enabled rule asks (Rule::needsBlockSteps), and the model never
+  // carries them under an assumed block shape or a one-block grid (no race between blocks is
+  // judged there).
+  bool blockSteps = true;
   // Per-rule options, "rule-id.key" -> value (e.g. "bank-conflict.min-ways" -> 2).
   std::map<std::string, double> ruleOptions;
 

@@ -19,6 +19,9 @@ class Rule {
   virtual const RuleInfo& info() const = 0;
   virtual void checkTranslationUnit(clang::ASTContext& ctx, RuleContext& rc);
   virtual void checkKernel(const KernelModel& model, RuleContext& rc);
+  // Whether the rule asks the model how addresses move between blocks (KernelModel::crossBlockRaces,
+  // Access::stepX/Y): carrying them costs the model a pass per blockIdx-dependent value.
+  virtual bool needsBlockSteps() const { return false; }
 };
 
 }  // namespace gpuopt

@@ -6,6 +6,7 @@
 // Targets: warm <= 0.5x bare, cold <= 2x bare, unchanged <= 0.05 s.
 //   gpuopt-bench [--kernels N] [--reps R] [--no-cuda] [--no-cache-bench] FILE...
 #include <fmt/format.h>
+#include <llvm/ADT/StringRef.h>
 
 #include <sys/wait.h>
 
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "analyzer/engine.h"
 #include "analyzer/rule.h"
@@ -72,12 +74,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   unsigned kernels = 200, reps = 3;
   bool noCuda = false, cacheBench = true;
+  std::string only;  // --rules a,b: only these rules (to compare with a binary that had fewer)
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--kernels" && i + 1 < argc) kernels = static_cast<unsigned>(std::stoul(argv[++i]));
     else if (a == "--reps" && i + 1 < argc) reps = static_cast<unsigned>(std::stoul(argv[++i]));
     else if (a == "--no-cuda") noCuda = true;
     else if (a == "--no-cache-bench") cacheBench = false;
+    else if (a == "--rules" && i + 1 < argc) only = argv[++i];
     else files.push_back(a);
   }
   auto dir = std::filesystem::temp_directory_path() / "gpuopt-bench";
@@ -96,6 +100,20 @@ int main(int argc, char** argv) {
   }
   std::string cuda = findCudaPath(opts.frontend);
   auto rules = registerAllRules();
+  if (!only.empty()) {
+    // As `gpuopt-lint --rules`: only these rules run (and the model carries only what they need).
+    for (llvm::StringRef rest = only; !rest.empty();) {
+      auto [id, tail] = rest.split(',');
+      opts.enabledRules.insert(id.trim().str());
+      rest = tail;
+    }
+    for (const auto& id : opts.enabledRules)
+      if (std::none_of(rules.begin(), rules.end(), [&](const auto& r) { return r->info().id == id; })) {
+        std::cerr << "--rules: unknown rule id '" << id << "'\n";
+        return 2;
+      }
+    std::cout << fmt::format("rules: {}\n", only);
+  }
   std::cout << fmt::format("CUDA headers: {}; best of {} runs per file\n", cuda.empty() ? "bundled" : cuda, reps);
   std::cout << fmt::format("{:<48} {:>7} {:>10} {:>12} {:>10} {:>9}\n", "file", "kernels", "parse ms", "analysis ms",
                            "analysis %", "findings");

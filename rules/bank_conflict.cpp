@@ -21,7 +21,7 @@ struct Conflict {
 
 // Degree of the worst bank conflict of one warp's access (flat arrays: this runs for every access
 // of every warp).
-Conflict conflictOf(const Access& a, const std::vector<unsigned>& lanes) {
+Conflict conflictOf(const Access& a, llvm::ArrayRef<unsigned> lanes) {
   Conflict best;
   best.a = &a;
   unsigned phase = a.elemSize <= 4 ? 32 : a.elemSize == 8 ? 16 : 8;  // lanes served per shared-memory wavefront
@@ -30,7 +30,7 @@ Conflict conflictOf(const Access& a, const std::vector<unsigned>& lanes) {
     int64_t word;
     unsigned lane;
   };
-  std::vector<BW> v;
+  static thread_local std::vector<BW> v;  // reused: this runs for every access of every warp
   for (size_t p0 = 0; p0 < lanes.size();) {
     unsigned group = lanes[p0] % 32 / phase;
     v.clear();

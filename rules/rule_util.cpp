@@ -6,7 +6,7 @@
 
 namespace gpuopt {
 
-std::string laneList(const std::vector<unsigned>& lanes, size_t max) {
+std::string laneList(llvm::ArrayRef<unsigned> lanes, size_t max) {
   std::string s = lanes.size() == 1 ? "lane " : "lanes ";
   for (size_t i = 0; i < lanes.size() && i < max; ++i) s += (i ? ", " : "") + std::to_string(lanes[i]);
   if (lanes.size() > max) s += fmt::format(", ... {}", lanes.back());
@@ -15,8 +15,8 @@ std::string laneList(const std::vector<unsigned>& lanes, size_t max) {
 
 std::string atContext(const std::string& ctx) { return ctx.empty() ? std::string() : " (at " + ctx + ")"; }
 
-std::vector<unsigned> warpLanes(const Mask& mask, unsigned w) {
-  std::vector<unsigned> out;
+llvm::SmallVector<unsigned, 32> warpLanes(const Mask& mask, unsigned w) {
+  llvm::SmallVector<unsigned, 32> out;
   for (unsigned t = w * 32; t < mask.size() && t < (w + 1) * 32; ++t)
     if (mask[t]) out.push_back(t);
   return out;
@@ -28,7 +28,7 @@ std::string accessKind(const Access& a) {
 }
 
 double recordCoverage(const KernelModel& m, const Access& a, int64_t* strideOut) {
-  std::vector<unsigned> lanes;
+  llvm::SmallVector<unsigned, 32> lanes;
   for (unsigned w = 0; w < m.warps() && lanes.size() < 2; ++w) lanes = warpLanes(a.mask, w);
   if (lanes.size() < 2 || !a.known) return 0;
   int64_t stride = a.addr[lanes[1]] - a.addr[lanes[0]];

@@ -36,6 +36,8 @@ class Builder : public LaneDomain {
   Builder(KernelModel& m, clang::ASTContext& ctx);
   // Walks the kernel's body, recording accesses, branches and barriers into the model.
   void run(const clang::FunctionDecl* k);
+  // Whether blockIdx values carry their values in other blocks (ModelOptions::blockSteps).
+  void setBlockSteps(bool on) { blockSteps_ = on; }
 
  private:
   struct Frame {
@@ -132,6 +134,7 @@ class Builder : public LaneDomain {
   // condition whose paths jump (return, break, ...), every later access too.
   unsigned runtimeIter_ = 0, runtimeIters_ = 0;  // Access::runtimeIter: current, and how many so far
   unsigned approxMasks_ = 0;  // enclosing guards walked with threads none of which passes them
+  bool blockSteps_ = true;
   unsigned blockVariantDepth_ = 0;
   bool blockVariantAfter_ = false;
   void enterBlockVariant(bool variant, const clang::Stmt* paths) {

@@ -155,6 +155,7 @@ Value Builder::blockIndex(int axis) const {
   Value v = constant(kBlockIdxRep);
   v.symbolic = true;
   v.block = true;
+  if (!blockSteps_) return v;  // no alternatives: every step derived from it is "not known"
   for (int k = 0; k < 3; ++k) v.alt[k].assign(N_, kBlockIdxRep + (axis < 2 ? kBlockAlts[k][axis] : 0));
   return v;
 }
@@ -201,6 +202,16 @@ Value Builder::evalCast(const clang::CastExpr* ce) {
     case CK::CK_IntegralToBoolean:
     case CK::CK_BooleanToSignedIntegral: {
       Value v = eval(sub);
+      // A conversion that keeps every value of the source type (int -> long, unsigned -> long,
+      // int -> int) leaves the (already normalised) values as they are: no pass over the threads.
+      if (ce->getCastKind() == CK::CK_IntegralCast) {
+        clang::QualType from = sub->getType().getCanonicalType(), to = ce->getType().getCanonicalType();
+        if (from->isIntegralOrEnumerationType() && to->isIntegralOrEnumerationType() && !from->isBooleanType()) {
+          uint64_t wf = ctx_.getTypeSize(from), wt = ctx_.getTypeSize(to);
+          bool sf = from->isSignedIntegerOrEnumerationType(), st = to->isSignedIntegerOrEnumerationType();
+          if ((wt == wf && sf == st) || (wt > wf && (sf == st || (!sf && st)))) return v;
+        }
+      }
       if (ce->getCastKind() == CK::CK_IntegralToBoolean && v.known) {
         auto toBool = [](int64_t& x) { x = x != 0; };
         for (auto& x : v.v) toBool(x);

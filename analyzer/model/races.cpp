@@ -1,9 +1,12 @@
 #include "analyzer/model/races.h"
 
-#include <algorithm>
-#include <set>
-
+#include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/SmallPtrSet.h>
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <set>
 
 namespace gpuopt {
 
@@ -167,12 +170,63 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
     unsigned thread;
     const Access* acc;
   };
+  // Only accesses at addresses the model decides: known, not data, not through a parameter's
+  // stand-in value (a pitch), under a mask some representative thread decides (Access::approxMask).
+  auto decided = [](const Access& a) {
+    return a.known && !a.data && a.base && !a.isAtomic && !a.paramAddr && !a.approxMask;
+  };
   // Only memory some thread writes can race: reads of anything else make no entries.
   llvm::SmallPtrSet<const void*, 8> written;
   for (const auto& a : accesses)
-    if (a.space == space && a.blockLinear && a.isWrite && a.known && !a.data && a.base && !a.isAtomic)
-      written.insert(a.base);
+    if (a.space == space && a.blockLinear && a.isWrite && decided(a)) written.insert(a.base);
   if (written.empty()) return races;
+  // Prefilter by address ranges: a base where no access's bytes in one block overlap any access's
+  // (one of them a write) in another block cannot race between blocks, and needs no per-thread
+  // entries (the common `out[blockIdx.x * blockDim.x + threadIdx.x] = ...`).
+  {
+    struct Range {
+      const Access* a;
+      bool nonMoving = false;                // some thread's address is the same in every block
+      std::array<std::pair<int64_t, int64_t>, 6> r;  // [lo, hi) at block offset x + 3 * y
+    };
+    llvm::DenseMap<const void*, std::vector<Range>> byBase;
+    for (const auto& a : accesses) {
+      if (a.space != space || !a.blockLinear || !decided(a) || !written.count(a.base))
+        continue;
+      Range rg;
+      rg.a = &a;
+      for (auto& x : rg.r) x = {INT64_MAX, INT64_MIN};
+      bool any = false;
+      for (unsigned t = 0; t < a.mask.size(); ++t) {
+        if (!a.mask[t]) continue;
+        any = true;
+        rg.nonMoving = rg.nonMoving || (a.stepX[t] == 0 && a.stepY[t] == 0);
+        for (int y = 0; y < ys; ++y)
+          for (int x = 0; x < 3; ++x) {
+            int64_t lo = a.addr[t] + x * a.stepX[t] + y * a.stepY[t];
+            auto& r = rg.r[x + 3 * y];
+            r.first = std::min(r.first, lo);
+            r.second = std::max(r.second, lo + static_cast<int64_t>(std::max(1u, a.elemSize)));
+          }
+      }
+      if (any) byBase[a.base].push_back(rg);
+    }
+    for (auto& [base, ranges] : byBase) {
+      bool overlap = ranges.size() > 64;  // many accesses: let the exact query decide
+      for (size_t i = 0; i < ranges.size() && !overlap; ++i)
+        for (size_t j = i; j < ranges.size() && !overlap; ++j) {
+          const Range &p = ranges[i], &q = ranges[j];
+          if (!p.a->isWrite && !q.a->isWrite) continue;
+          for (int o1 = 0; o1 < 3 * ys && !overlap; ++o1)
+            for (int o2 = 0; o2 < 3 * ys && !overlap; ++o2) {
+              if (o1 == o2 && !p.nonMoving && !q.nonMoving) continue;  // the same block
+              overlap = p.r[o1].first < q.r[o2].second && q.r[o2].first < p.r[o1].second;
+            }
+        }
+      if (!overlap) written.erase(base);
+    }
+    if (written.empty()) return races;
+  }
   int64_t unit = 4;
   for (const auto& a : accesses)
     if (a.space == space && a.blockLinear && a.elemSize > 0) unit = std::min<int64_t>(unit, a.elemSize);
@@ -180,7 +234,7 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
   static thread_local std::vector<Entry> entries;
   entries.clear();
   for (const auto& a : accesses) {
-    if (a.space != space || !a.blockLinear || !a.known || a.data || !a.base || a.isAtomic || !written.count(a.base))
+    if (a.space != space || !a.blockLinear || !decided(a) || !written.count(a.base))
       continue;
     unsigned iv = interval(a.seq);
     for (unsigned t = 0; t < a.mask.size(); ++t) {
@@ -211,13 +265,17 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
   keys.clear();
   keys.reserve(entries.size());
   {
+    // The few distinct (base, interval) pairs, numbered in sorted order.
     std::vector<std::pair<const void*, unsigned>> groups;
-    for (const auto& e : entries) groups.push_back({e.base, e.interval});
+    for (const auto& e : entries)
+      if (groups.empty() || groups.back() != std::make_pair(e.base, e.interval)) groups.push_back({e.base, e.interval});
     std::sort(groups.begin(), groups.end());
     groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+    uint32_t g = 0;
     for (uint32_t i = 0; i < entries.size(); ++i) {
-      auto g = std::lower_bound(groups.begin(), groups.end(), std::make_pair(entries[i].base, entries[i].interval));
-      keys.push_back({entries[i].unit, static_cast<uint32_t>(g - groups.begin()), i});
+      auto key = std::make_pair(entries[i].base, entries[i].interval);
+      if (groups[g] != key) g = static_cast<uint32_t>(std::lower_bound(groups.begin(), groups.end(), key) - groups.begin());
+      keys.push_back({entries[i].unit, g, i});
     }
   }
   std::sort(keys.begin(), keys.end(), [](const Key& p, const Key& q) {

@@ -45,7 +45,8 @@ struct CrossBlockRace {
 // Races between blocks: each global access whose address is linear in blockIdx (Access::stepX/Y)
 // is placed at blocks b..b+2 (and b..b+1 in y when addresses move with blockIdx.y); two threads of
 // different blocks touching one unit, one of them writing, between the same grid-wide syncs, race.
-// Skipped: atomics, data-dependent or unknown addresses, every store of one known value, and
+// Skipped: atomics, data-dependent or unknown addresses, addresses through a parameter's stand-in
+// value, accesses under masks no representative thread decides, every store of one known value, and
 // block-independent accesses under a per-block condition (`if (blockIdx.x == 0)`).
 std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& accesses,
                                                 const std::vector<Barrier>& barriers, MemSpace space);

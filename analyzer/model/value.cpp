@@ -31,14 +31,14 @@ Value LaneDomain::constant(int64_t c) const {
 
 bool LaneDomain::varying(const Value& v) const {
   if (!v.known) return false;
-  bool first = true;
-  int64_t x = 0;
-  for (unsigned t = 0; t < N_; ++t) {
-    if (!active_[t]) continue;
-    if (first) x = v.v[t], first = false;
-    else if (v.v[t] != x) return true;
-  }
-  return false;
+  unsigned first = 0;
+  while (first < N_ && !active_[first]) ++first;
+  if (first == N_) return false;
+  // No branch per thread (this runs for most values the model makes).
+  const int64_t x = v.v[first];
+  bool differs = false;
+  for (unsigned t = first + 1; t < N_; ++t) differs |= (active_[t] != 0) & (v.v[t] != x);
+  return differs;
 }
 
 void LaneDomain::mergeFlags(Value& r, const Value& a, const Value& b) {
@@ -103,13 +103,18 @@ void LaneDomain::assignMasked(Value& dst, const Value& src) const {
 
 void LaneDomain::truncate(Value& v, unsigned w, bool sign) const {
   if (w >= 64 || w == 0) return;
-  auto wrap = [&](int64_t& x) {
-    uint64_t u = static_cast<uint64_t>(x) & ((uint64_t(1) << w) - 1);
-    if (sign && (u >> (w - 1))) u |= ~((uint64_t(1) << w) - 1);
-    x = static_cast<int64_t>(u);
+  // Shift the low w bits to the top and back: sign- or zero-extends them, with no branch per
+  // thread (vectorised).
+  const unsigned s = 64 - w;
+  auto wrapAll = [&](std::vector<int64_t>& xs) {
+    if (sign)
+      for (auto& x : xs) x = static_cast<int64_t>(static_cast<uint64_t>(x) << s) >> s;
+    else
+      for (auto& x : xs) x = static_cast<int64_t>((static_cast<uint64_t>(x) << s) >> s);
   };
-  for (auto& x : v.v) wrap(x);
-  eachAlt(v, wrap);
+  wrapAll(v.v);
+  if (v.block)
+    for (auto& a : v.alt) wrapAll(a);
 }
 
 uint64_t LaneDomain::mix(uint64_t a, uint64_t b) {
@@ -126,7 +131,13 @@ uint64_t LaneDomain::laneNumber(const Value& v, unsigned t) {
   return v.tag.empty() ? 0 : v.tag[t];
 }
 
-void LaneDomain::number(Value& r, uint64_t what, const std::vector<const Value*>& operands) const {
+void LaneDomain::number(Value& r, uint64_t what, llvm::ArrayRef<const Value*> operands) const {
+  // No thread has a number when an operand has none for any thread (most values: skip the loop).
+  for (const Value* o : operands)
+    if (!(o->known && !o->isPtr) && o->tag.empty()) {
+      r.tag.clear();
+      return;
+    }
   std::vector<uint64_t> tag(N_, 0);
   bool any = false;
   for (unsigned t = 0; t < N_; ++t) {
@@ -144,7 +155,7 @@ void LaneDomain::number(Value& r, uint64_t what, const std::vector<const Value*>
 }
 
 namespace {
-bool applyOne(clang::BinaryOperatorKind op, int64_t x, int64_t y, bool isUnsigned, bool compareUnsigned, int64_t& z) {
+[[gnu::always_inline]] inline bool applyOne(clang::BinaryOperatorKind op, int64_t x, int64_t y, bool isUnsigned, bool compareUnsigned, int64_t& z) {
   using BO = clang::BinaryOperatorKind;
   switch (op) {
     case BO::BO_Add: z = static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y)); break;
@@ -171,13 +182,36 @@ bool applyOne(clang::BinaryOperatorKind op, int64_t x, int64_t y, bool isUnsigne
 }
 }  // namespace
 
+namespace {
+// `op` over n threads with the operator fixed at compile time, so the loop has no switch inside
+// and the compiler can vectorise it (this is the model's hottest loop).
+template <clang::BinaryOperatorKind Op>
+void applyLoop(const int64_t* x, const int64_t* y, int64_t* z, unsigned n, bool isUnsigned, bool compareUnsigned) {
+  for (unsigned t = 0; t < n; ++t) applyOne(Op, x[t], y[t], isUnsigned, compareUnsigned, z[t]);
+}
+
+bool applyAll(clang::BinaryOperatorKind op, const int64_t* x, const int64_t* y, int64_t* z, unsigned n,
+              bool isUnsigned, bool compareUnsigned) {
+  using BO = clang::BinaryOperatorKind;
+  switch (op) {
+#define GPUOPT_OP(K) \
+  case BO::K: applyLoop<BO::K>(x, y, z, n, isUnsigned, compareUnsigned); return true;
+    GPUOPT_OP(BO_Add) GPUOPT_OP(BO_Sub) GPUOPT_OP(BO_Mul) GPUOPT_OP(BO_Div) GPUOPT_OP(BO_Rem)
+    GPUOPT_OP(BO_Shl) GPUOPT_OP(BO_Shr) GPUOPT_OP(BO_And) GPUOPT_OP(BO_Or) GPUOPT_OP(BO_Xor)
+    GPUOPT_OP(BO_LT) GPUOPT_OP(BO_GT) GPUOPT_OP(BO_LE) GPUOPT_OP(BO_GE) GPUOPT_OP(BO_EQ)
+    GPUOPT_OP(BO_NE) GPUOPT_OP(BO_LAnd) GPUOPT_OP(BO_LOr)
+#undef GPUOPT_OP
+    default: return false;
+  }
+}
+}  // namespace
+
 bool LaneDomain::apply(clang::BinaryOperatorKind op, const Value& a, const Value& b, bool isUnsigned,
                        bool compareUnsigned, Value& r) const {
-  for (unsigned t = 0; t < N_; ++t)
-    if (!applyOne(op, a.v[t], b.v[t], isUnsigned, compareUnsigned, r.v[t])) {
-      r.known = false;
-      return false;
-    }
+  if (!applyAll(op, a.v.data(), b.v.data(), r.v.data(), N_, isUnsigned, compareUnsigned)) {
+    r.known = false;
+    return false;
+  }
   r.alt = {};
   if (a.block || b.block) {
     r.block = true;
@@ -185,7 +219,7 @@ bool LaneDomain::apply(clang::BinaryOperatorKind op, const Value& a, const Value
       for (int k = 0; k < 3; ++k) {
         const auto &x = altOf(a, k), &y = altOf(b, k);
         r.alt[k].resize(N_);
-        for (unsigned t = 0; t < N_; ++t) applyOne(op, x[t], y[t], isUnsigned, compareUnsigned, r.alt[k][t]);
+        applyAll(op, x.data(), y.data(), r.alt[k].data(), N_, isUnsigned, compareUnsigned);
       }
   }
   return true;

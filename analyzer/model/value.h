@@ -4,6 +4,7 @@
 // Clang-free except for the operator kinds: unit-tested on its own (tests/unit/test_value.cpp).
 #pragma once
 #include <clang/AST/OperationKinds.h>
+#include <llvm/ADT/ArrayRef.h>
 
 #include <array>
 #include <cstdint>
@@ -114,9 +115,9 @@ class LaneDomain {
   static uint64_t laneNumber(const Value& v, unsigned t);
   // Numbers `r` (not known) as `what` applied to `operands`, for every thread whose operands all
   // have numbers.
-  void number(Value& r, uint64_t what, const std::vector<const Value*>& operands) const;
+  void number(Value& r, uint64_t what, llvm::ArrayRef<const Value*> operands) const;
   void number(Value& r, uint64_t what, std::initializer_list<const Value*> operands) const {
-    number(r, what, std::vector<const Value*>(operands));
+    number(r, what, llvm::ArrayRef<const Value*>(operands.begin(), operands.size()));
   }
   // A number for an opaque thing (an operator kind, a function, a load's base) and for data.
   static uint64_t mix(uint64_t a, uint64_t b);

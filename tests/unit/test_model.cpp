@@ -383,3 +383,27 @@ TEST(KernelModel, AReassignedBlockSizeVariableIsNotTakenFromItsInitialiser) {
   EXPECT_TRUE(p.model->blockAssumed());
   EXPECT_NE(p.model->blockDescription().find("known only at run time"), std::string::npos) << p.model->blockDescription();
 }
+
+TEST(KernelModel, BlockStepsOnlyWhenAskedForAndForAKnownShape) {
+  const std::string launched =
+      "__global__ void k(int* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = 1; }\n"
+      "void go(int* o) { k<<<64, 128>>>(o); }\n";
+  auto steps = [](const Parsed& p) -> std::vector<int64_t> {
+    for (const auto& a : p.model->accesses())
+      if (a.isWrite && a.blockLinear) return {a.stepX[0], a.stepX[5]};
+    return {};
+  };
+  Parsed on = model(launched);
+  ASSERT_TRUE(on.model);
+  EXPECT_EQ(steps(on), (std::vector<int64_t>{128 * 4, 128 * 4})) << "each block moves the address by 128 ints";
+  ModelOptions off;
+  off.blockSteps = false;  // no enabled rule needs them
+  Parsed no = model(launched, off);
+  ASSERT_TRUE(no.model);
+  EXPECT_TRUE(steps(no).empty()) << "a blockIdx-dependent address has no steps when the model does not carry them";
+  // An assumed block shape: no race between blocks is judged, so no steps either.
+  Parsed assumed = model("__global__ void k(int* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = 1; }\n");
+  ASSERT_TRUE(assumed.model);
+  EXPECT_TRUE(assumed.model->blockAssumed());
+  EXPECT_TRUE(steps(assumed).empty());
+}
