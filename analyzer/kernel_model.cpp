@@ -14,7 +14,8 @@ std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kerne
   // One walk of the kernel over a block of the given shape; values that depend on blockIdx carry
   // their values in other blocks along (Value::alt), so each global access knows how its address
   // moves from block to block (races between blocks).
-  auto walk = [&](unsigned x, unsigned y, unsigned z, std::string source, bool assumed, int64_t gridBlocks = 0) {
+  auto walk = [&](unsigned x, unsigned y, unsigned z, std::string source, bool assumed, int64_t gridBlocks = 0,
+                  const unsigned* grid = nullptr) {
     std::unique_ptr<KernelModel> m(new KernelModel());
     m->ctx_ = &ctx;
     m->kernel_ = kernel;
@@ -22,6 +23,7 @@ std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kerne
     if (m->threads() == 0 || m->threads() > 1024) m->bx_ = 256, m->by_ = 1, m->bz_ = 1;
     m->blockSource_ = std::move(source);
     m->blockAssumed_ = assumed;
+    if (grid) std::copy(grid, grid + 3, m->grid_);
     model_detail::Builder b(*m, ctx);
     b.setBlockSteps(opts.blockSteps && !assumed && gridBlocks != 1);
     b.run(kernel);
@@ -31,7 +33,7 @@ std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kerne
   };
   if (!opts.blockDimGiven) {
     if (const LaunchIndex::Shape* s = shape ? shape : launches.find(kernel)) {
-      auto m = walk(s->x, s->y, s->z, s->where, false, s->gridBlocks);
+      auto m = walk(s->x, s->y, s->z, s->where, false, s->gridBlocks, s->grid);
       m->blockRange_ = s->range;
       m->gridBlocks_ = s->gridBlocks;
       return m;

@@ -63,6 +63,8 @@ class KernelModel {
   // Blocks in the grid of the launch the shape came from; 0 when unknown (not a compile-time
   // value, or no launch in the file).
   unsigned gridBlocks() const { return gridBlocks_; }
+  // gridDim.x/y/z of the launch when known (compile-time values), else 0.
+  unsigned gridDim(int axis) const { return axis >= 0 && axis < 3 ? grid_[axis] : 0; }
 
   const std::vector<Access>& accesses() const { return accesses_; }
   const std::vector<Branch>& branches() const { return branches_; }
@@ -99,6 +101,7 @@ class KernelModel {
   std::string outOfBounds_;  // an array indexed past its declared size (name), if any
   clang::SourceRange blockRange_;
   unsigned gridBlocks_ = 0;
+  unsigned grid_[3] = {0, 0, 0};
   mutable bool racesDone_ = false, globalDone_ = false, crossDone_ = false;
   mutable std::vector<Race> races_, globalRaces_;
   mutable std::vector<CrossBlockRace> crossRaces_;

@@ -21,6 +21,10 @@ struct Split {
   bool singleLane = true;         // every divergent warp has exactly one lane taking the branch
 };
 
+// A loop that repeats: one every thread runs at most once (`for (n = first(tid); n < last(tid); ++n)`
+// over fewer items than threads) is a guard, judged as an if.
+bool repeats(const Branch& b) { return b.isLoop && b.maxTrips != 1; }
+
 Split analyse(const Branch& b, unsigned warps) {
   Split s;
   s.b = &b;
@@ -33,7 +37,7 @@ Split analyse(const Branch& b, unsigned warps) {
     for (unsigned t : lanes) ++count[b.path[t]];
     if (count.size() < 2) continue;
     ++s.divergentWarps;
-    unsigned taken = b.isLoop ? count[1] : count.count(1) ? count[1] : lanes.size() - count.begin()->second;
+    unsigned taken = repeats(b) ? count[1] : count.count(1) ? count[1] : lanes.size() - count.begin()->second;
     if (taken != 1) s.singleLane = false;
     if (first) {
       s.firstWarp = w;
@@ -82,16 +86,16 @@ void DivergentBranchRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (!b.thenWork && !b.elseWork) continue;  // cheap paths: predicated, no serialisation worth reporting
     // One lane per warp on its own path (tid == 0, lane == 0, a corner or boundary fix-up): the
     // usual pattern, and the other path is not slowed by more than that one lane's work.
-    if (!b.isLoop && allSingle) continue;
+    if (!repeats(b) && allSingle) continue;
     // A few lanes per warp (one leader per tile) doing work nobody else waits on the other path for.
-    if (!b.isLoop && !b.elseWork && best->paths <= 2 && best->taken * 8 <= best->total) continue;
+    if (!repeats(b) && !b.elseWork && best->paths <= 2 && best->taken * 8 <= best->total) continue;
     // An if without else work where most lanes take it (a guard such as 'i > 1 && i < n') costs the
     // idle lanes nothing extra; report it only when at most half the lanes work in several warps.
-    if (!b.isLoop && !b.elseWork && best->paths <= 2 &&
+    if (!repeats(b) && !b.elseWork && best->paths <= 2 &&
         (best->taken * 2 > best->total || (maxDiv <= 1 && best->activeWarps > 1)))
       continue;
     // Inside a loop, divergence confined to one warp in the last iterations is the usual reduction tail.
-    if ((b.inLoop || b.isLoop) && maxDiv <= 1 && !b.elseWork) continue;
+    if ((b.inLoop || repeats(b)) && maxDiv <= 1 && !b.elseWork) continue;
     std::string where;
     if (best->divergentWarps == best->activeWarps && best->activeWarps > 1) where = "in every warp";
     else if (best->divergentWarps == 1) where = fmt::format("in warp {}", best->firstWarp);
@@ -115,7 +119,7 @@ void DivergentBranchRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     }
     std::string cond = b.cond ? rc.text(b.cond) : std::string("the condition");
     std::string msg;
-    if (b.isLoop) {
+    if (repeats(b)) {
       msg = fmt::format("divergent loop: lanes of a warp leave the loop at different iterations (condition '{}'; "
                         "{} continue {}); the warp runs until its slowest lane is done",
                         cond, split, best->dist.size() == 1 ? where : fmt::format("({} divergent warps)", best->divergentWarps));

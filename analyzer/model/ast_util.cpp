@@ -86,7 +86,52 @@ struct WorkCounter : clang::RecursiveASTVisitor<WorkCounter> {
     if (auto* m = llvm::dyn_cast<clang::MemberExpr>(e)) return m->isArrow();
     return false;
   }
-  bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr*) { ++ops; return true; }
+  // The element access only: `t[z][0][x]` is one memory operation, not three.
+  bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* e) {
+    if (!e->getType()->isArrayType()) ++ops;
+    return true;
+  }
+  // A thread runs one arm of `c ? a : b`: count the condition and the larger arm, not both.
+  bool TraverseConditionalOperator(clang::ConditionalOperator* c) {
+    if (!TraverseStmt(c->getCond())) return false;
+    WorkCounter t = sub(), f = sub();
+    t.TraverseStmt(c->getTrueExpr());
+    f.TraverseStmt(c->getFalseExpr());
+    const WorkCounter& big = t.ops + t.loops * 100 + t.stmts >= f.ops + f.loops * 100 + f.stmts ? t : f;
+    ops += big.ops, loops += big.loops, stmts += big.stmts;
+    return true;
+  }
+  // A call of the program's own function is as much work as its body (the model inlines it): a
+  // one-line integer helper is not, a helper with a loop is. Calls through pointers, or of
+  // functions whose body is not here, count as work; the toolkit's functions do not.
+  bool VisitCallExpr(clang::CallExpr* c) {
+    const clang::FunctionDecl* fd = c->getDirectCallee();
+    if (!fd) { ++loops; return true; }
+    auto& sm = fd->getASTContext().getSourceManager();
+    auto loc = sm.getExpansionLoc(fd->getLocation());
+    if (!loc.isValid() || sm.isInSystemHeader(loc) || fd->getQualifiedNameAsString().find("cooperative_groups") != std::string::npos)
+      return true;
+    const clang::FunctionDecl* def = nullptr;
+    if (!fd->hasBody(def) || !def || depth >= 3 || std::find(stack.begin(), stack.end(), def) != stack.end()) {
+      ++loops;
+      return true;
+    }
+    WorkCounter inner = sub();
+    ++inner.depth;
+    inner.stack.push_back(def);
+    inner.TraverseStmt(def->getBody());
+    ops += inner.ops, loops += inner.loops, stmts += inner.stmts;
+    return true;
+  }
+  WorkCounter sub() const {
+    WorkCounter w;
+    w.ctx = ctx;
+    w.depth = depth;
+    w.stack = stack;
+    return w;
+  }
+  unsigned depth = 0;
+  std::vector<const clang::FunctionDecl*> stack;
   bool VisitMemberExpr(clang::MemberExpr* m) {
     if (m->isArrow()) ++ops;
     return true;
@@ -140,7 +185,6 @@ unsigned memoryOps(const clang::Stmt* s) {
 
 bool isBranchWork(const clang::Stmt* s, clang::ASTContext& ctx) {
   if (!s) return false;
-  if (containsCall(s)) return true;
   WorkCounter w;
   w.ctx = &ctx;
   w.TraverseStmt(const_cast<clang::Stmt*>(s));

@@ -26,13 +26,16 @@ GroupKind groupKind(clang::QualType t);
 bool containsCall(const clang::Stmt* s);
 // Whether a statement does "real work": memory access, call, loop, or several statements.
 bool doesRealWork(const clang::Stmt* s);
-// Memory operations a statement performs as written: each subscript, dereference or `->` once,
-// twice when it is the target of a compound assignment or ++/-- (a read and a write).
+// Memory operations a thread performs in a statement: each element subscript (`t[z][0][x]` once),
+// dereference or `->` once, twice when it is the target of a compound assignment or ++/-- (a read
+// and a write); of `c ? a : b` the larger arm; a call of the program's own function counts its
+// body (3 levels deep).
 unsigned memoryOps(const clang::Stmt* s);
-// Whether one path of an if is work that serialises a divergent warp: a loop, a call of the
-// program's own functions, at least 3 memory operations, or at least 8 statements. Shorter paths
-// (a guarded store, a halo load and store, a register swap) are predicated or turned into selects
-// by nvcc, so the other lanes lose nothing.
+// Whether one path of an if is work that serialises a divergent warp: a loop, at least 3 memory
+// operations, or at least 8 statements, counting the bodies of the program's functions it calls (a
+// call through a pointer or of a function with no body here counts as a loop). Shorter paths (a
+// guarded store, a halo load and store, a register swap, a one-line integer helper) are predicated
+// or turned into selects by nvcc, so the other lanes lose nothing.
 bool isBranchWork(const clang::Stmt* s, clang::ASTContext& ctx);
 // Whether a statement can leave it other than by falling off its end: return, break, continue,
 // goto (not looking into lambdas).

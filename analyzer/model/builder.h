@@ -38,6 +38,13 @@ class Builder : public LaneDomain {
   void run(const clang::FunctionDecl* k);
   // Whether blockIdx values carry their values in other blocks (ModelOptions::blockSteps).
   void setBlockSteps(bool on) { blockSteps_ = on; }
+  // gridDim along an axis: the launch's when known and large enough to hold the representative
+  // blocks (blockIdx kBlockIdxRep and the blocks after it), else kGridDimRep; a uniform symbol
+  // either way (another launch may use another grid).
+  int64_t gridRep(int axis) const {
+    int64_t g = m_.gridDim(axis);
+    return g > kBlockIdxRep + 2 ? g : kGridDimRep;
+  }
 
  private:
   struct Frame {
@@ -121,7 +128,7 @@ class Builder : public LaneDomain {
   std::vector<LoopState> loops_;
   std::vector<std::string> ctxStack_;
   std::vector<unsigned> warpEpoch_;
-  std::map<const clang::Expr*, int64_t> uniformLoads_;
+  std::map<std::pair<const clang::Expr*, uint64_t>, int64_t> uniformLoads_;
   std::map<const clang::ValueDecl*, uint64_t> memVersion_;  // writes recorded to each array so far
   std::vector<unsigned> guards_;  // lines of undecided conditions being walked
   std::unordered_map<const clang::Expr*, std::optional<int64_t>> folded_;

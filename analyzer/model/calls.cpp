@@ -67,7 +67,7 @@ Value Builder::groupMethod(GroupKind gk, clang::QualType t, const std::string& n
     if (gk == GroupKind::Grid) {
       // The rank in the grid: (blockIdx.x + gridDim.x * blockIdx.y) * threads per block + rank in the block.
       Value bx = blockIndex(0), by = blockIndex(1);
-      auto rank = [&](int64_t x, int64_t y, unsigned th) { return (x + kGridDimRep * y) * static_cast<int64_t>(N_) + th; };
+      auto rank = [&](int64_t x, int64_t y, unsigned th) { return (x + gridRep(0) * y) * static_cast<int64_t>(N_) + th; };
       for (unsigned th = 0; th < N_; ++th) v.v[th] = rank(bx.v[th], by.v[th], th);
       for (int k = 0; k < 3; ++k) {
         v.alt[k].resize(N_);

@@ -15,6 +15,9 @@ void Builder::normalize(Value& v, clang::QualType t) const {
   if (!t->isIntegralOrEnumerationType()) {
     if (t->isRealFloatingType()) {
       v.same = uniformish(v);
+      // Converted from known values: threads converting equal values hold equal floats (the
+      // number survives a later assignment under a partial mask, where `same` does not).
+      number(v, mix(0x464c4f4154ull, reinterpret_cast<uintptr_t>(t.getAsOpaquePtr())), {&v});  // "FLOAT"
       v.known = false;
     }
     return;
@@ -147,7 +150,7 @@ Value Builder::builtinVar(const clang::PseudoObjectExpr* po) {
   }
   if (var == "blockDim") return constant(axis == 0 ? m_.bx_ : axis == 1 ? m_.by_ : m_.bz_);
   if (var == "blockIdx") return blockIndex(axis);
-  if (var == "gridDim") { Value v = constant(kGridDimRep); v.symbolic = true; return v; }
+  if (var == "gridDim") { Value v = constant(gridRep(axis)); v.symbolic = true; return v; }
   return unknown();
 }
 
@@ -660,7 +663,9 @@ Value Builder::readMem(const LVal& lv) {
   if (lv.ptr.space == MemSpace::Local || lv.ptr.space == MemSpace::Unknown) return unknown();
   // Same address for every active thread: a uniform value (a representative symbol).
   if (lv.ptr.known && !varying(lv.ptr) && !lv.ptr.data) {
-    auto key = lv.expr;
+    // One stand-in per load expression and version of the memory it reads: a reload after a store
+    // is another value.
+    auto key = std::make_pair(lv.expr, lv.ptr.base ? memVersion_[lv.ptr.base] : uint64_t(0));
     auto it = uniformLoads_.find(key);
     int64_t rep = it != uniformLoads_.end() ? it->second : (uniformLoads_[key] = 1024 * static_cast<int64_t>(uniformLoads_.size() + 1));
     Value r = constant(rep);

@@ -206,12 +206,23 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
       }
       Shape s{d[0], d[1], d[2], where, blockArg->getSourceRange(), 0};
       unsigned g[3];
-      if (gridArg && readBlockShape(gridArg, *ctx, g)) s.gridBlocks = g[0] * g[1] * g[2];
+      if (gridArg && readBlockShape(gridArg, *ctx, g)) {
+        s.gridBlocks = g[0] * g[1] * g[2];
+        for (int i = 0; i < 3; ++i) s.grid[i] = g[i];
+      }
+      auto sameBlock = [&](const Shape& o) { return o.x == s.x && o.y == s.y && o.z == s.z; };
+      auto mergeGrid = [&](Shape& o) {  // launches of one block shape with different grids: not known
+        if (sameBlock(o) && !std::equal(o.grid, o.grid + 3, s.grid)) std::fill(o.grid, o.grid + 3, 0u);
+      };
       keys([&](const clang::FunctionDecl* f) {
-        index->shapes_.emplace(f, s);
+        auto [it, inserted] = index->shapes_.emplace(f, s);
+        if (!inserted) mergeGrid(it->second);
         auto& v = index->allShapes_[f];
         bool known = false;
-        for (const auto& o : v) known = known || (o.x == s.x && o.y == s.y && o.z == s.z);
+        for (auto& o : v) {
+          if (sameBlock(o)) mergeGrid(o);
+          known = known || sameBlock(o);
+        }
         if (!known) v.push_back(s);
       });
     }

@@ -23,6 +23,9 @@ class LaunchIndex {
     clang::SourceRange range;
     // Blocks in the grid of that launch: 0 when not a compile-time value.
     unsigned gridBlocks = 0;
+    // The grid's dimensions when compile-time values and the same in every launch of this block
+    // shape, else 0 (the model then uses a representative gridDim).
+    unsigned grid[3] = {0, 0, 0};
   };
   // nullptr when no launch of `kernel` with a readable block shape exists.
   const Shape* find(const clang::FunctionDecl* kernel) const;

@@ -72,6 +72,8 @@ struct Branch {
   bool isLoop = false;
   bool inLoop = false;         // inside a loop of the kernel
   bool thenWork = false, elseWork = false;  // the paths do real work
+  unsigned maxTrips = 0;       // loops: the most iterations a thread ran, when every thread left
+                               // before the walk's limit; 0 = not known
   std::string context;
 };
 

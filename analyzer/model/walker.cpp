@@ -220,6 +220,8 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
   bool symbolicCond = false, countedRuntime = false;
   bool variant = false;  // other blocks run other iterations (a trip count depending on blockIdx)
   bool approx = false;   // walked with threads the bound let none of in (a guess)
+  bool capped = false;   // stopped by the walk's iteration limit, not by every thread leaving
+  const size_t firstBranch = m_.branches_.size();
   auto noteCond = [&](const Value& c) {
     if (!variant && blockVariant(c)) {
       variant = true;
@@ -258,7 +260,10 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
       if (!anyActive()) break;
     }
     unsigned cap = symbolicCond ? kSymbolicIters : kMaxConcreteIters;
-    if (iter >= cap) break;
+    if (iter >= cap) {
+      capped = true;
+      break;
+    }
     // A loop without a constant trip count (or none found): not unrolled by the compiler.
     if ((symbolicCond || !cond) && !countedRuntime) ++runtimeLoops_, countedRuntime = true;
     if (countedRuntime) runtimeIter_ = ++runtimeIters_;
@@ -277,8 +282,16 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
       active_ = cont;
     }
     ++iter;
-    if (iter >= (symbolicCond ? kSymbolicIters : kMaxConcreteIters)) break;
+    if (iter >= (symbolicCond ? kSymbolicIters : kMaxConcreteIters)) {
+      capped = anyActive();
+      break;
+    }
   }
+  // Every thread left on its own: the most iterations any thread ran this time (a loop each thread
+  // runs at most once is a guard).
+  if (!capped && !m_.truncated_)
+    for (size_t i = firstBranch; i < m_.branches_.size(); ++i)
+      if (m_.branches_[i].stmt == s && m_.branches_[i].maxTrips == 0) m_.branches_[i].maxTrips = iter;
   if (countedRuntime) --runtimeLoops_;
   runtimeIter_ = outerRuntimeIter;
   leaveBlockVariant(variant);
