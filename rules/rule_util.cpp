@@ -27,7 +27,7 @@ std::string accessKind(const Access& a) {
   return a.isWrite ? "store" : "load";
 }
 
-double recordCoverage(const KernelModel& m, const Access& a, int64_t* strideOut) {
+double recordCoverage(const KernelModel& m, const Access& a, int64_t* strideOut, bool acrossIterations) {
   llvm::SmallVector<unsigned, 32> lanes;
   for (unsigned w = 0; w < m.warps() && lanes.size() < 2; ++w) lanes = warpLanes(a.mask, w);
   if (lanes.size() < 2 || !a.known) return 0;
@@ -35,8 +35,12 @@ double recordCoverage(const KernelModel& m, const Access& a, int64_t* strideOut)
   if (m.ty(lanes[1]) != m.ty(lanes[0]) || stride <= static_cast<int64_t>(a.elemSize) || stride > 256) return 0;
   std::set<std::pair<int64_t, unsigned>> fields;
   for (const auto& b : m.accesses()) {
-    if (b.base != a.base || !b.known || b.context != a.context || b.space != a.space || b.epoch != a.epoch ||
-        b.isWrite != a.isWrite)
+    if (b.base != a.base || !b.known || b.space != a.space || b.epoch != a.epoch || b.isWrite != a.isWrite) continue;
+    // The same expression in another iteration of a loop the compiler unrolls, with records within
+    // one sector: the lane's loads run back to back and the later ones hit the sectors the first
+    // fetched (global memory only: shared-memory instructions do not share wavefronts).
+    if (b.context != a.context &&
+        !(acrossIterations && b.expr == a.expr && stride <= 32 && !a.inRuntimeLoop && !b.inRuntimeLoop))
       continue;
     int64_t d = b.addr[lanes[0]] - a.addr[lanes[0]];
     bool same = true;

@@ -23,7 +23,9 @@ std::string accessKind(const Access& a);
 // For an access strided by S bytes between adjacent threads (S > its size, up to 256): the
 // fraction of each S-byte record that it and its siblings cover. Siblings are accesses to the same
 // array in the same loop iteration whose per-thread address differs by one constant below S
-// (p[i].x/.y/.z, pixel[0..3]). 0 when the access is not strided that way.
-double recordCoverage(const KernelModel& m, const Access& a, int64_t* strideOut = nullptr);
+// (p[i].x/.y/.z, pixel[0..3]). 0 when the access is not strided that way. `acrossIterations`: also
+// the same expression in other iterations of an unrolled loop when S <= 32 bytes (`in[2*j + k]`
+// for k = 0, 1: the second load hits the sectors the first fetched; global memory only).
+double recordCoverage(const KernelModel& m, const Access& a, int64_t* strideOut = nullptr, bool acrossIterations = false);
 
 }  // namespace gpuopt

@@ -16,6 +16,7 @@ namespace {
 struct Cost {
   const Access* a = nullptr;
   unsigned sectors = 0, ideal = 0, lanes = 0, warp = 0;
+  unsigned distinct = 0;  // random accesses: lanes at addresses that may differ
   bool random = false;
   double ratio = 1.0;  // ideal / sectors (reported)
   double judged = 1.0; // what the threshold applies to (a partial warp is judged as a full one)
@@ -31,7 +32,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (a.space != MemSpace::Global || a.isAtomic || a.elemSize == 0) continue;
     if (!rc.inLintedFile(a.expr->getBeginLoc())) continue;
     if (!a.known && !a.data) continue;
-    if (recordCoverage(m, a) * 2 > 1.0) continue;  // more than half of each record is used
+    if (recordCoverage(m, a, nullptr, /*acrossIterations=*/true) * 2 > 1.0) continue;  // more than half of each record is used
     for (unsigned w = 0; w < m.warps(); ++w) {
       auto lanes = warpLanes(a.mask, w);
       if (lanes.size() < minLanes) continue;
@@ -45,7 +46,22 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       unsigned fullWarpIdeal = static_cast<unsigned>((32 * a.elemSize + 31) / 32);
       if (!a.known) {
         c.random = true;
-        c.sectors = static_cast<unsigned>(lanes.size() * ((a.elemSize + 31) / 32));
+        // Lanes whose addresses the model numbers equal touch one address (an index loaded once
+        // per warp); every other lane may touch its own.
+        unsigned distinct = static_cast<unsigned>(lanes.size());
+        if (!a.addrTag.empty()) {
+          llvm::SmallVector<uint64_t, 32> tags;
+          unsigned untagged = 0;
+          for (unsigned t : lanes)
+            if (a.addrTag[t]) tags.push_back(a.addrTag[t]);
+            else ++untagged;
+          llvm::sort(tags);
+          distinct = untagged + static_cast<unsigned>(std::unique(tags.begin(), tags.end()) - tags.begin());
+        }
+        if (distinct < minLanes) continue;  // a few addresses per warp: little to gain
+        c.distinct = distinct;
+        c.ideal = static_cast<unsigned>((distinct * a.elemSize + 31) / 32);
+        c.sectors = static_cast<unsigned>(distinct * ((a.elemSize + 31) / 32));
         // A gather cannot touch more sectors than the array it indexes has (a 16-entry lookup
         // table is two sectors, all in L1 after the first warp).
         if (const auto* vd = llvm::dyn_cast_or_null<clang::VarDecl>(a.base); vd && vd->getType()->isConstantArrayType()) {

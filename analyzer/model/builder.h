@@ -85,6 +85,7 @@ class Builder : public LaneDomain {
   Value builtinVar(const clang::PseudoObjectExpr* po);
   // blockIdx.x/y/z (or a group's group_index()): the representative value and, in Value::alt,
   // its values in the other blocks the walk follows.
+  void numberAddress(Value& r, const Value& ptr, const Value& idx) const;
   Value blockIndex(int axis) const;
   Value evalMemberOfValue(const clang::MemberExpr* me);
   Value evalCast(const clang::CastExpr* ce);

@@ -268,6 +268,23 @@ Value Builder::decay(const LVal& lv) {
   return p;
 }
 
+// A pointer not known per thread (a data-dependent index): numbered per thread from the pointer it
+// moves and the index's number, so threads with equal numbers point at one address (a warp whose
+// lanes all load `key[item]` for one item, then index with it).
+void Builder::numberAddress(Value& r, const Value& ptr, const Value& idx) const {
+  r.tag.clear();
+  if (r.known || !ptr.base) return;
+  std::vector<uint64_t> tag(N_, 0);
+  bool any = false;
+  const uint64_t from = mix(0x41444452ull, reinterpret_cast<uintptr_t>(ptr.base));  // "ADDR"
+  for (unsigned t = 0; t < N_; ++t) {
+    uint64_t p = ptr.known ? mix(from, static_cast<uint64_t>(ptr.v[t])) : ptr.tag.empty() ? 0 : ptr.tag[t];
+    uint64_t i = laneNumber(idx, t);
+    if (p && i) tag[t] = mix(p, i), any = true;
+  }
+  if (any) r.tag = std::move(tag);
+}
+
 Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& b, clang::QualType type, const clang::Expr* lhsE, const clang::Expr* rhsE) {
   using BO = clang::BinaryOperatorKind;
   // Pointer arithmetic.
@@ -305,6 +322,7 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
           r.alt[k][t] = altOf(p, k)[t] + (op == BO::BO_Sub ? -1 : 1) * altOf(i, k)[t] * static_cast<int64_t>(p.pointee);
       }
     if (varying(i) && !i.strideSym.empty()) r.strideSym = i.strideSym;
+    numberAddress(r, p, op == BO::BO_Sub ? unknown() : i);
     return r;
   }
   Value r = unknown();
@@ -557,6 +575,7 @@ Builder::LVal Builder::evalLValue(const clang::Expr* e) {
         for (unsigned t = 0; t < N_; ++t) lv.ptr.alt[k][t] = b[t] + x[t] * static_cast<int64_t>(sz);
       }
     if (varying(idx) && !idx.strideSym.empty()) lv.ptr.strideSym = idx.strideSym;
+    numberAddress(lv.ptr, base, idx);
     lv.ptr.values = idx.data && !base.data ? idx.values : 0;
     lv.size = sz;
     lv.isVolatile = lv.isVolatile || base.ptrVolatile;
@@ -723,6 +742,7 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   a.runtimeIter = runtimeIter_;
   a.blockGuarded = blockGuards_ > 0;
   a.dataValues = lv.ptr.values;
+  if (!a.known) a.addrTag = lv.ptr.tag;
   a.paramAddr = lv.ptr.param;
   a.approxMask = approxMasks_ > 0;
   // How the address moves from block to block (global memory): from the address's values in

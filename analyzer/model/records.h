@@ -45,6 +45,9 @@ struct Access {
   unsigned runtimeIter = 0;
   // A data-dependent index with a known number of possible values (`v & 3`: 4), else 0.
   int64_t dataValues = 0;
+  // An address not known per thread (data-dependent): per-thread value numbers of it, 0 = none
+  // (empty when no thread has one). Threads with equal numbers touch one address.
+  std::vector<uint64_t> addrTag;
   // How the address moves with the block index: bytes per +1 of blockIdx.x / blockIdx.y, per
   // thread (from the address's values in other blocks, Value::alt). Only meaningful when
   // `blockLinear` (global memory; the same threads do it in every block; address linear in
