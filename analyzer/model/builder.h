@@ -86,6 +86,7 @@ class Builder : public LaneDomain {
   // blockIdx.x/y/z (or a group's group_index()): the representative value and, in Value::alt,
   // its values in the other blocks the walk follows.
   void numberAddress(Value& r, const Value& ptr, const Value& idx) const;
+  Value shuffled(const std::string& name, const std::vector<Value>& args) const;
   Value blockIndex(int axis) const;
   Value evalMemberOfValue(const clang::MemberExpr* me);
   Value evalCast(const clang::CastExpr* ce);

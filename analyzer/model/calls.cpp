@@ -92,6 +92,41 @@ Value Builder::groupMethod(GroupKind gk, clang::QualType t, const std::string& n
   return unknown();
 }
 
+// A warp shuffle's result: not known (exchanged between lanes, not a memory load), but numbered
+// from the source lane's value, so a full xor butterfly leaves every lane with one number.
+Value Builder::shuffled(const std::string& name, const std::vector<Value>& v) const {
+  Value r = unknown();
+  const bool xorS = name == "__shfl_xor_sync", down = name == "__shfl_down_sync", up = name == "__shfl_up_sync",
+             idx = name == "__shfl_sync";
+  if (!(xorS || down || up || idx) || v.size() < 3) return r;
+  const Value &val = v[1], &sel = v[2];
+  if (!sel.known || (val.tag.empty() && !(val.known && !val.isPtr))) return r;
+  int64_t width = 32;
+  if (v.size() >= 4) {
+    if (!v[3].known || varying(v[3])) return r;
+    for (unsigned t = 0; t < N_; ++t)
+      if (active_[t]) { width = v[3].v[t]; break; }
+    if (width <= 0 || width > 32 || (width & (width - 1))) return r;
+  }
+  std::vector<uint64_t> tag(N_, 0);
+  bool any = false;
+  for (unsigned t = 0; t < N_; ++t) {
+    if (!active_[t]) continue;
+    const int64_t lane = t % 32, seg = lane / width * width, s = sel.v[t];
+    int64_t src = lane;
+    if (xorS) src = (lane ^ s) < seg + width && (lane ^ s) >= seg ? (lane ^ s) : lane;
+    else if (down) src = lane - seg + s < width ? lane + s : lane;
+    else if (up) src = lane - seg >= s ? lane - s : lane;
+    else src = seg + ((s % width) + width) % width;
+    const unsigned from = static_cast<unsigned>(t - lane + src);
+    if (from >= N_ || !active_[from]) continue;  // an inactive source lane: undefined
+    tag[t] = laneNumber(val, from);  // the source lane's value itself
+    any = true;
+  }
+  if (any) r.tag = std::move(tag);
+  return r;
+}
+
 bool Builder::isSystem(const clang::Decl* d) const {
   auto& sm = ctx_.getSourceManager();
   auto loc = sm.getExpansionLoc(d->getLocation());
@@ -162,9 +197,9 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     return unknown();
   }
   if (name.rfind("__", 0) == 0 && name.size() > 5 && name.compare(name.size() - 5, 5, "_sync") == 0) {
-    args();
+    auto v = args();
     barrier(ce, false, name + "()");
-    return unknown();
+    return shuffled(name, v);
   }
   if (name.rfind("atomic", 0) == 0 && ce->getNumArgs() >= 1) {
     Value p = eval(ce->getArg(0));
@@ -204,6 +239,9 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
       pick(v[0].v, v[1].v, r.v);
       if (r.block && hasAlts(v[0]) && hasAlts(v[1]))
         for (int k = 0; k < 3; ++k) pick(altOf(v[0], k), altOf(v[1], k), r.alt[k]);
+    } else {
+      // min/max of floats or data: the same operands give the same value, in either order.
+      number(r, mix(0x4d494e4d4158ull, isMin), {&v[0], &v[1]}, /*commutative=*/true);  // "MINMAX"
     }
     return r;
   }

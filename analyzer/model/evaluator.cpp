@@ -345,8 +345,10 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
     else if (op == BO::BO_Rem && a.data && constOf(b, c) && c > 0 && c < (int64_t(1) << 20))
       r.values = type->isUnsignedIntegerOrEnumerationType() ? c : 2 * c - 1;
     if (op == BO::BO_Mul && ((a.known && !varying(a) && a.v[0] == 0) || (b.known && !varying(b) && b.v[0] == 0))) return constant(0);
+    const bool commutative = op == BO::BO_Add || op == BO::BO_Mul || op == BO::BO_And || op == BO::BO_Or ||
+                             op == BO::BO_Xor || op == BO::BO_EQ || op == BO::BO_NE;
     number(r, mix(0x42494eull ^ static_cast<uint64_t>(op), reinterpret_cast<uintptr_t>(type.getCanonicalType().getAsOpaquePtr())),
-           {&a, &b});  // "BIN": the operator and the type it computes in
+           {&a, &b}, commutative);  // "BIN": the operator and the type it computes in
     return r;
   }
   bool compareUnsigned = lhsE && lhsE->getType()->isUnsignedIntegerOrEnumerationType();

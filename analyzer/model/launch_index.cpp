@@ -4,6 +4,7 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
 #include <fmt/format.h>
+#include <llvm/ADT/SmallPtrSet.h>
 
 #include "analyzer/model/ast_util.h"
 
@@ -36,12 +37,19 @@ bool reassigned(const clang::VarDecl* vd) {
   return f.found;
 }
 
-// The kernel a function reference names: `k`, `&k`, `(void*)k`, `k<T>`.
+// The kernel a function reference names: `k`, `&k`, `(void*)k`, `k<T>`, or a local variable never
+// reassigned that holds one (`auto kernel = k<T, 4>; cudaLaunchKernel((void*)kernel, ...)`).
 const clang::FunctionDecl* kernelOf(const clang::Expr* e) {
-  while (e) {
+  for (int hops = 0; e && hops < 8; ++hops) {
     e = e->IgnoreParenImpCasts();
     if (auto* c = llvm::dyn_cast<clang::ExplicitCastExpr>(e)) { e = c->getSubExpr(); continue; }
     if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf) { e = u->getSubExpr(); continue; }
+    if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e))
+      if (auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl());
+          vd && vd->hasLocalStorage() && vd->getInit() && !reassigned(vd)) {
+        e = vd->getInit();
+        continue;
+      }
     break;
   }
   if (auto* dre = llvm::dyn_cast_or_null<clang::DeclRefExpr>(e))
@@ -269,6 +277,17 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
       }
       return true;
     }
+    // A function template first declared outside the traversal scope (a header the lint does not
+    // cover) and defined here: the visitor reaches instantiations only from the first
+    // declaration, so visit them from the definition too (explicit instantiations in this file).
+    bool TraverseFunctionTemplateDecl(clang::FunctionTemplateDecl* d) {
+      if (!clang::RecursiveASTVisitor<V>::TraverseFunctionTemplateDecl(d)) return false;
+      if (d != d->getCanonicalDecl() && d->isThisDeclarationADefinition() && seenTemplates.insert(d->getCanonicalDecl()).second)
+        for (clang::FunctionDecl* spec : d->getCanonicalDecl()->specializations())
+          if (spec->isTemplateInstantiation()) TraverseDecl(spec);
+      return true;
+    }
+    llvm::SmallPtrSet<const clang::FunctionTemplateDecl*, 8> seenTemplates;
     // Launches written in lambdas (`auto run = [&] { k<<<g, b>>>(...); };`).
     bool TraverseLambdaExpr(clang::LambdaExpr* l) {
       TraverseStmt(l->getBody());

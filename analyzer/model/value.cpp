@@ -131,7 +131,7 @@ uint64_t LaneDomain::laneNumber(const Value& v, unsigned t) {
   return v.tag.empty() ? 0 : v.tag[t];
 }
 
-void LaneDomain::number(Value& r, uint64_t what, llvm::ArrayRef<const Value*> operands) const {
+void LaneDomain::number(Value& r, uint64_t what, llvm::ArrayRef<const Value*> operands, bool commutative) const {
   // No thread has a number when an operand has none for any thread (most values: skip the loop).
   for (const Value* o : operands)
     if (!(o->known && !o->isPtr) && o->tag.empty()) {
@@ -140,12 +140,18 @@ void LaneDomain::number(Value& r, uint64_t what, llvm::ArrayRef<const Value*> op
     }
   std::vector<uint64_t> tag(N_, 0);
   bool any = false;
+  const bool ordered = commutative && operands.size() == 2;
   for (unsigned t = 0; t < N_; ++t) {
     uint64_t h = what;
-    for (const Value* o : operands) {
-      uint64_t n = laneNumber(*o, t);
-      if (!n) { h = 0; break; }
-      h = mix(h, n);
+    if (ordered) {
+      uint64_t x = laneNumber(*operands[0], t), y = laneNumber(*operands[1], t);
+      h = x && y ? mix(mix(h, std::min(x, y)), std::max(x, y)) : 0;
+    } else {
+      for (const Value* o : operands) {
+        uint64_t n = laneNumber(*o, t);
+        if (!n) { h = 0; break; }
+        h = mix(h, n);
+      }
     }
     tag[t] = h;
     any = any || h;

@@ -115,9 +115,11 @@ class LaneDomain {
   static uint64_t laneNumber(const Value& v, unsigned t);
   // Numbers `r` (not known) as `what` applied to `operands`, for every thread whose operands all
   // have numbers.
-  void number(Value& r, uint64_t what, llvm::ArrayRef<const Value*> operands) const;
-  void number(Value& r, uint64_t what, std::initializer_list<const Value*> operands) const {
-    number(r, what, llvm::ArrayRef<const Value*>(operands.begin(), operands.size()));
+  // `commutative` (a + b, min(a, b)): the two operands' numbers in either order give one number,
+  // so `a + b` in one thread and `b + a` in another (a butterfly's partners) hold equal values.
+  void number(Value& r, uint64_t what, llvm::ArrayRef<const Value*> operands, bool commutative = false) const;
+  void number(Value& r, uint64_t what, std::initializer_list<const Value*> operands, bool commutative = false) const {
+    number(r, what, llvm::ArrayRef<const Value*>(operands.begin(), operands.size()), commutative);
   }
   // A number for an opaque thing (an operator kind, a function, a load's base) and for data.
   static uint64_t mix(uint64_t a, uint64_t b);
