@@ -149,6 +149,7 @@ struct ParseResult {
   std::vector<Diagnostic> diags;         // the rules' findings
   std::vector<SkippedKernel> skipped;
   unsigned kernels = 0;                  // analysed
+  unsigned assumedKernels = 0;           // ... with an assumed block shape (no launch, bounds or --block-dim)
   unsigned cleanFunctions = 0;           // host or device functions with a body free of errors
   double parseMs = 0, analysisMs = 0;
   std::map<std::string, double> phaseMs;  // FileAnalysis::phaseMs
@@ -269,6 +270,7 @@ class LintConsumer : public clang::ASTConsumer {
                                   : std::string());
         std::unique_ptr<KernelModel> model;
         timed("kernel model", [&] { model = KernelModel::build(k, ctx, modelOpts, launches, shape); });
+        if (vi == 0 && model->blockAssumed() && !opts_.model.blockDimGiven && !launches.unreadable(k)) ++out_.assumedKernels;
         if (opts_.frontend.verbose)
           out_.log.push_back(fmt::format("{}: kernel {}: block {}x{}x{} ({}), {} accesses, {} branches, {} barriers{}",
                                          rc.span(k->getLocation()).begin.file, k->getQualifiedNameAsString(), model->blockX(),
@@ -733,7 +735,7 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
   std::string usedIncluder;
   // A file analysed through the files that include it depends on the other files of its folders
   // (which of them include it): such results are not stored.
-  const bool cacheable = best.errorsInTarget == 0;
+  bool cacheable = best.errorsInTarget == 0;
   if (best.errorsInTarget > 0) {
     // A kernel file that only compiles inside the file that includes it: analyse it there.
     std::vector<std::string> dbFiles;  // entries of the database (if any) are candidates too
@@ -759,6 +761,25 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
       if (best.errorsInTarget == 0) break;
     }
     if (!usedIncluder.empty()) fa.log.push_back(file + ": does not compile alone; analysed as included by " + usedIncluder);
+  } else if (best.assumedKernels > 0 && best.errorsInTarget == 0) {
+    // Kernels with no launch in this file: a file that includes it (main.cu's `#include
+    // "kernel.cu"`) may launch them, and its parse gives their block shapes.
+    for (const auto& inc : findIncluders(file, opts.otherInputs, {})) {
+      std::vector<std::string> incLayout;
+      ParseCommand ipc = commandFor(inc, incLayout);
+      ParseResult r = parser.run(inc, ipc, incLayout, file, file);
+      std::string shown = relativePath(inc, fs::current_path().string());
+      if (r.consumed && r.errorsInTarget == 0 && r.kernels >= best.kernels && r.assumedKernels < best.assumedKernels) {
+        fa.log.push_back(fmt::format("{}: {} of its kernels have no launch here; analysed as included by {}, which "
+                                     "launches {}", file, best.assumedKernels, shown,
+                                     best.assumedKernels - r.assumedKernels));
+        note(r);
+        best = std::move(r);
+        usedIncluder = shown;
+        cacheable = false;
+        break;
+      }
+    }
   }
   fa.parseMs = best.parseMs;
   fa.analysisMs = best.analysisMs;

@@ -261,9 +261,50 @@ bool describeCopy(ASTContext& ctx, const CallExpr* call, CopyCall& cc) {
   return true;
 }
 
+// Whether an async copy on `stream` is issued while that stream is being captured into a graph
+// (cudaStreamBeginCapture on the same stream before it in the function, cudaStreamEndCapture
+// after): the call only records a node and returns at once.
+bool underCapture(ASTContext& ctx, const CallExpr* copy, const Expr* stream) {
+  if (!stream) return false;
+  const FunctionDecl* fn = enclosingFunction(ctx, copy);
+  if (!fn || !fn->getBody()) return false;
+  const auto& sm = ctx.getSourceManager();
+  bool begun = false, ended = false;
+  auto calls = match(findAll(callExpr(callee(functionDecl(hasAnyName("cudaStreamBeginCapture", "cudaStreamBeginCaptureToGraph",
+                                                                      "cudaStreamEndCapture"))))
+                                 .bind("c")),
+                     *fn->getBody(), ctx);
+  for (const auto& n : calls) {
+    const auto* c = n.getNodeAs<CallExpr>("c");
+    if (c->getNumArgs() < 1 || !host::sameExpr(ctx, c->getArg(0), stream)) continue;
+    bool before = sm.isBeforeInTranslationUnit(c->getBeginLoc(), copy->getBeginLoc());
+    std::string name = calleeName(c);
+    if (name == "cudaStreamEndCapture") ended = ended || !before;
+    else begun = begun || before;
+  }
+  return begun && ended;
+}
+
+// How many copies a loop nest makes at most: the product of every enclosing loop's constant trip
+// count, or nothing when one of them is not a compile-time value.
+std::optional<int64_t> nestTrips(ASTContext& ctx, const Stmt* loop) {
+  int64_t trips = 1;
+  for (int depth = 0; loop && depth < 16; ++depth) {
+    auto n = host::tripCount(ctx, loop);
+    if (!n || *n < 0) return std::nullopt;
+    trips *= *n;
+    if (trips > (int64_t(1) << 30)) return std::nullopt;
+    loop = host::enclosingLoop(ctx, loop);
+  }
+  return trips;
+}
+
 }  // namespace
 
 void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) {
+  // A loop of at most `max-trips` iterations (constant) copying at most `max-bytes` in all
+  // (constant sizes) stages a few KiB: the per-call latency pinning saves is a few microseconds.
+  const double maxTrips = rc.option(kInfo, "max-trips", 8), maxBytes = rc.option(kInfo, "max-bytes", 65536);
   const host::CallIndex index(ctx);
   auto copies = match(callExpr(callee(functionDecl(hasAnyName("cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpy2D",
                                                               "cudaMemcpy2DAsync", "cudaMemcpy3D", "cudaMemcpy3DAsync"))))
@@ -304,6 +345,12 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
         rc.report(std::move(d));
       };
       if (tr.origin == Origin::Pageable && (loop || cc.async)) {
+        if (!loop && cc.async && call->getNumArgs() > 4 && underCapture(ctx, call, call->getArg(4))) continue;
+        if (loop && (cc.fn == "cudaMemcpy" || cc.fn == "cudaMemcpyAsync")) {
+          auto trips = nestTrips(ctx, loop);
+          auto bytes = host::constInt(ctx, call->getArg(2));
+          if (trips && bytes && *trips <= maxTrips && *trips * *bytes <= maxBytes) continue;
+        }
         emit(call, tr, false, nullptr);
       } else if (tr.origin == Origin::Param || (tr.origin == Origin::Pageable && tr.param)) {
         // Through a helper: find calls of this function inside loops and trace the argument there.

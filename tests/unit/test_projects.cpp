@@ -66,6 +66,26 @@ TEST(Projects, KernelFileThatOnlyCompilesInsideItsIncluderIsAnalysedThere) {
   EXPECT_NE(r.err.find("kernel.cu: does not compile alone; analysed as included by main.cu"), std::string::npos) << r.err;
 }
 
+TEST(Projects, KernelsWithNoLaunchInTheirFileTakeTheBlockOfTheIncluderThatLaunchesThem) {
+  // kernels.cu compiles alone, but main.cu includes it and launches its kernels with 96x2 blocks:
+  // alone they would be judged with an assumed 256-thread block (a false race in `rows`).
+  std::string dir = kProjects + "/launched_by_includer";
+  for (const char* mode : {"--cuda-path /usr/local/cuda", "--no-cuda"}) {
+    if (std::string(mode).find("/usr/local") != std::string::npos && !fs::exists("/usr/local/cuda/include/cuda_runtime.h"))
+      continue;
+    auto r = runLint(std::string(mode) + " --no-cache --format json kernels.cu", dir);
+    ASSERT_EQ(r.rc, 1) << r.out << r.err;
+    auto j = json::parse(r.out);
+    EXPECT_EQ(j["files"][0]["includer"], "main.cu") << mode;
+    Findings want = expectedIn(dir, {"kernels.cu"}), got = actualOf(j);
+    EXPECT_EQ(got, want) << mode << "\nwant:\n" << describe(want) << "got:\n" << describe(got);
+    EXPECT_EQ(r.out.find("assuming"), std::string::npos) << r.out;
+  }
+  auto r = runLint("--no-cache --verbose kernels.cu", dir);
+  EXPECT_NE(r.err.find("kernels.cu: 2 of its kernels have no launch here; analysed as included by main.cu"), std::string::npos)
+      << r.err;
+}
+
 TEST(Projects, IncluderAnalysesTheKernelsOfTheProjectFilesItIncludes) {
   std::string dir = kProjects + "/included_kernel";
   auto r = runLint("--format json main.cu", dir);
