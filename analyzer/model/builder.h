@@ -11,6 +11,7 @@
 #include <clang/AST/Stmt.h>
 
 #include <map>
+#include <tuple>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -87,6 +88,9 @@ class Builder : public LaneDomain {
   // its values in the other blocks the walk follows.
   void numberAddress(Value& r, const Value& ptr, const Value& idx) const;
   Value shuffled(const std::string& name, const std::vector<Value>& args) const;
+  const int64_t* localAddress(const LVal& lv) const;
+  void storeLocal(const LVal& lv, const Value& v);
+  void forgetLocal(const clang::ValueDecl* base);
   Value blockIndex(int axis) const;
   Value evalMemberOfValue(const clang::MemberExpr* me);
   Value evalCast(const clang::CastExpr* ce);
@@ -143,6 +147,9 @@ class Builder : public LaneDomain {
   // condition whose paths jump (return, break, ...), every later access too.
   unsigned runtimeIter_ = 0, runtimeIters_ = 0;  // Access::runtimeIter: current, and how many so far
   unsigned approxMasks_ = 0;  // enclosing guards walked with threads none of which passes them
+  // Values stored in per-thread arrays at addresses uniform across the active threads: (array,
+  // byte address, size) -> value (storeLocal).
+  std::map<std::tuple<const clang::ValueDecl*, int64_t, unsigned>, Value> localMem_;
   bool blockSteps_ = true;
   unsigned blockVariantDepth_ = 0;
   bool blockVariantAfter_ = false;

@@ -210,6 +210,7 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
       lv.ptr = p;
       lv.expr = ce;
       lv.size = static_cast<unsigned>(p.pointee);
+      if (p.space == MemSpace::Local) forgetLocal(p.base);
       recordAccess(lv, true, true, true, nullptr);
     }
     return unknown();  // an atomic's old value: not a plain load (warp-aggregated indices are coalesced)
@@ -254,6 +255,8 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     if (def && def->hasBody() && !isSystem(def)) return inlineCall(def, ce, nullptr);
   }
   auto v = args();
+  for (const auto& a : v)  // it may write a per-thread array it gets a pointer to
+    if (a.isPtr && a.space == MemSpace::Local) forgetLocal(a.base);
   Value r = unknown();  // a library or undefined function: data only if its inputs are
   for (const auto& a : v) r.data = r.data || a.data;
   // A math function of the toolkit (sqrtf, fmaxf, __expf, ...) of the same arguments is the same value.

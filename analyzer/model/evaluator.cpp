@@ -676,12 +676,57 @@ void Builder::writeVar(const clang::VarDecl* vd, const Value& v) {
 
 void Builder::writeLVal(const LVal& lv, const Value& v) {
   if (lv.kind == LVal::Var) writeVar(lv.var, v);
-  else if (lv.kind == LVal::Mem) recordAccess(lv, false, true, false, &v);
+  else if (lv.kind == LVal::Mem) {
+    if (lv.ptr.space == MemSpace::Local) storeLocal(lv, v);
+    recordAccess(lv, false, true, false, &v);
+  }
+}
+
+// Per-thread arrays and objects (registers or local memory): an element at an address the same
+// for every active thread keeps the value stored there, as a variable does (`float s[2]; s[0] =
+// x; ... s[0]`); a store at an address that differs between threads or is not known forgets the
+// whole array.
+const int64_t* Builder::localAddress(const LVal& lv) const {
+  if (!lv.ptr.base || !lv.ptr.known || varying(lv.ptr)) return nullptr;
+  for (unsigned t = 0; t < N_; ++t)
+    if (active_[t]) return &lv.ptr.v[t];
+  return nullptr;
+}
+
+void Builder::storeLocal(const LVal& lv, const Value& v) {
+  const int64_t* addr = localAddress(lv);
+  if (!addr) {
+    forgetLocal(lv.ptr.base);
+    return;
+  }
+  // A store overlapping other elements of another size (a reinterpreted array) forgets them.
+  for (auto it = localMem_.lower_bound({lv.ptr.base, INT64_MIN, 0}); it != localMem_.end() && std::get<0>(it->first) == lv.ptr.base;)
+    if (std::get<1>(it->first) < *addr + lv.size && *addr < std::get<1>(it->first) + std::get<2>(it->first) &&
+        !(std::get<1>(it->first) == *addr && std::get<2>(it->first) == lv.size))
+      it = localMem_.erase(it);
+    else
+      ++it;
+  Value& slot = localMem_[{lv.ptr.base, *addr, lv.size}];
+  if (slot.v.size() != N_) slot = unknown();
+  assignMasked(slot, v);
+}
+
+void Builder::forgetLocal(const clang::ValueDecl* base) {
+  if (!base) return;
+  auto it = localMem_.lower_bound({base, INT64_MIN, 0});
+  while (it != localMem_.end() && std::get<0>(it->first) == base) it = localMem_.erase(it);
 }
 
 Value Builder::readMem(const LVal& lv) {
   recordAccess(lv, true, false, false, nullptr);
-  if (lv.ptr.space == MemSpace::Local || lv.ptr.space == MemSpace::Unknown) return unknown();
+  if (lv.ptr.space == MemSpace::Local) {
+    if (const int64_t* addr = localAddress(lv)) {
+      auto it = localMem_.find({lv.ptr.base, *addr, lv.size});
+      if (it != localMem_.end()) return it->second;
+    }
+    return unknown();
+  }
+  if (lv.ptr.space == MemSpace::Unknown) return unknown();
   // Same address for every active thread: a uniform value (a representative symbol).
   if (lv.ptr.known && !varying(lv.ptr) && !lv.ptr.data) {
     // One stand-in per load expression and version of the memory it reads: a reload after a store

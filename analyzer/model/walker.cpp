@@ -72,6 +72,7 @@ void Builder::walk(const clang::Stmt* s) {
     for (const auto* d : ds->decls()) {
       auto* vd = llvm::dyn_cast<clang::VarDecl>(d);
       if (!vd || vd->hasAttr<clang::CUDASharedAttr>() || vd->isStaticLocal()) continue;
+      forgetLocal(vd);  // a per-thread array (re)declared: no element holds a value yet
       Value v = vd->hasInit() ? eval(vd->getInit()) : unknown();
       if (vd->getType()->isIntegralOrEnumerationType()) normalize(v, vd->getType());
       retype(v, vd->getType());
