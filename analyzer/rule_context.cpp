@@ -2,8 +2,11 @@
 
 #include <clang/Lex/Lexer.h>
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "rules/impact.h"
@@ -152,23 +155,52 @@ void RuleContext::setFunction(std::string name, std::string instantiation, std::
   if (!instantiation_.empty()) instancesOf_[group_].insert(instantiation_);
 }
 
+namespace {
+// "(assumed: the launch at line 176 has a block size known only at run time": instantiations
+// launched at different lines give the same finding; compared without the line.
+constexpr std::string_view kRuntimeLaunch = "the launch at line ";
+std::string withoutLaunchLine(const std::string& msg, std::string* line) {
+  size_t p = msg.find(kRuntimeLaunch);
+  if (p == std::string::npos) return msg;
+  size_t q = p + kRuntimeLaunch.size(), e = q;
+  while (e < msg.size() && std::isdigit(static_cast<unsigned char>(msg[e]))) ++e;
+  if (msg.compare(e, 5, " has ") != 0) return msg;
+  if (line) *line = msg.substr(q, e - q);
+  return msg.substr(0, q) + "#" + msg.substr(e);
+}
+}  // namespace
+
 void RuleContext::report(Diagnostic d) {
+  std::string line;
+  std::string key = withoutLaunchLine(d.message, &line);
   for (size_t i = 0; i < diags_.size(); ++i) {
     const auto& e = diags_[i];
     if (e.ruleId == d.ruleId && e.span.begin.file == d.span.begin.file && e.span.begin.line == d.span.begin.line &&
-        e.span.begin.col == d.span.begin.col && e.message == d.message) {
+        e.span.begin.col == d.span.begin.col && seen_[i].key == key) {
       // The same finding from another template instantiation.
       if (!instantiation_.empty() && seen_[i].group == group_) seen_[i].instantiations.push_back(instantiation_);
+      if (!line.empty() && std::find(seen_[i].lines.begin(), seen_[i].lines.end(), line) == seen_[i].lines.end())
+        seen_[i].lines.push_back(line);
       return;
     }
   }
   diags_.push_back(std::move(d));
-  seen_.push_back({group_, instantiation_.empty() ? std::vector<std::string>{} : std::vector<std::string>{instantiation_}});
+  Seen s{group_, instantiation_.empty() ? std::vector<std::string>{} : std::vector<std::string>{instantiation_}, key, {}};
+  if (!line.empty()) s.lines.push_back(line);
+  seen_.push_back(std::move(s));
 }
 
 void RuleContext::finishInstantiations() {
   for (size_t i = 0; i < diags_.size(); ++i) {
     const Seen& s = seen_[i];
+    if (s.lines.size() > 1) {  // "the launches at lines 176, 183 have block sizes known only at run time"
+      std::string& m = diags_[i].message;
+      size_t p = m.find(kRuntimeLaunch);
+      size_t e = m.find(" has a block size known only", p);
+      if (p != std::string::npos && e != std::string::npos)
+        m.replace(p, e + std::string_view(" has a block size known only").size() - p,
+                  fmt::format("the launches at lines {} have block sizes known only", fmt::join(s.lines, ", ")));
+    }
     if (s.instantiations.empty()) continue;
     auto all = instancesOf_.find(s.group);
     std::set<std::string> mine(s.instantiations.begin(), s.instantiations.end());

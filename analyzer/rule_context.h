@@ -98,6 +98,8 @@ class RuleContext {
   struct Seen {
     std::string group;
     std::vector<std::string> instantiations;
+    std::string key;                 // the message with the line of a run-time-shaped launch left out
+    std::vector<std::string> lines;  // those launches' lines, when instantiations differ in them
   };
   std::vector<Seen> seen_;  // parallel to diags_
 };

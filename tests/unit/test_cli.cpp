@@ -377,3 +377,26 @@ TEST(Cli, AtomicContentionSaysWhichAtomicsNvccAggregates) {
   EXPECT_NE(r.out.find("nvcc does not aggregate atomicInc per warp"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("nvcc does not aggregate atomicXor"), std::string::npos) << r.out;
 }
+
+TEST(Cli, InstantiationsLaunchedWithRunTimeBlocksAtSeveralLinesGiveOneFinding) {
+  std::string d = tempDir("runtime_launches");
+  writeFile(d + "/a.cu",
+            "template <int S>\n"
+            "__global__ void k(float* out) {\n"
+            "  __shared__ float s[1024];\n"
+            "  s[threadIdx.x * 2] = out[threadIdx.x] * S;\n"
+            "  __syncthreads();\n"
+            "  out[threadIdx.x] = s[threadIdx.x];\n"
+            "}\n"
+            "void f(float* out, int n) {\n"
+            "  k<1><<<1, n>>>(out);\n"
+            "  k<2><<<1, n>>>(out);\n"
+            "}\n");
+  auto r = runLint("--no-cache --rules=bank-conflict a.cu", d);
+  EXPECT_EQ(r.rc, 1) << r.out;
+  // One finding for both instantiations, naming both launches (not one per launch line).
+  EXPECT_NE(r.out.find("the launches at lines 9, 10 have block sizes known only at run time"), std::string::npos) << r.out;
+  size_t first = r.out.find("a.cu:4:"), second = first == std::string::npos ? first : r.out.find("a.cu:4:", first + 1);
+  EXPECT_NE(first, std::string::npos) << r.out;
+  EXPECT_EQ(second, std::string::npos) << r.out;
+}
