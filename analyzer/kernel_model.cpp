@@ -19,6 +19,8 @@ std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kerne
     std::unique_ptr<KernelModel> m(new KernelModel());
     m->ctx_ = &ctx;
     m->kernel_ = kernel;
+    for (unsigned i = 0; i < kernel->getNumParams(); ++i)  // the buffers' allocation sizes
+      if (uint64_t b = launches.allocatedBytes(kernel, i)) m->paramBytes_[kernel->getParamDecl(i)] = b;
     m->bx_ = x, m->by_ = y, m->bz_ = z;
     if (m->threads() == 0 || m->threads() > 1024) m->bx_ = 256, m->by_ = 1, m->bz_ = 1;
     m->blockSource_ = std::move(source);

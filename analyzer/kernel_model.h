@@ -65,6 +65,12 @@ class KernelModel {
   unsigned gridBlocks() const { return gridBlocks_; }
   // gridDim.x/y/z of the launch when known (compile-time values), else 0.
   unsigned gridDim(int axis) const { return axis >= 0 && axis < 3 ? grid_[axis] : 0; }
+  // The bytes of the buffer a pointer parameter gets from every launch (LaunchIndex::
+  // allocatedBytes), or 0.
+  uint64_t allocatedBytes(const clang::ValueDecl* param) const {
+    auto it = paramBytes_.find(param);
+    return it == paramBytes_.end() ? 0 : it->second;
+  }
 
   const std::vector<Access>& accesses() const { return accesses_; }
   const std::vector<Branch>& branches() const { return branches_; }
@@ -102,6 +108,7 @@ class KernelModel {
   clang::SourceRange blockRange_;
   unsigned gridBlocks_ = 0;
   unsigned grid_[3] = {0, 0, 0};
+  std::map<const clang::ValueDecl*, uint64_t> paramBytes_;
   mutable bool racesDone_ = false, globalDone_ = false, crossDone_ = false;
   mutable std::vector<Race> races_, globalRaces_;
   mutable std::vector<CrossBlockRace> crossRaces_;

@@ -8,6 +8,9 @@
 
 #include "analyzer/model/ast_util.h"
 
+#include <functional>
+#include <set>
+
 namespace gpuopt {
 
 namespace {
@@ -234,7 +237,23 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
         if (!known) v.push_back(s);
       });
     }
+    // For allocation sizes: cudaMalloc'ed pointers and the calls of each function.
+    std::map<const clang::VarDecl*, std::vector<const clang::Expr*>> mallocs;
+    std::map<const clang::FunctionDecl*, std::vector<const clang::CallExpr*>> callsOf;
+    std::vector<std::pair<const clang::FunctionDecl*, const clang::CallExpr*>> kernelCalls;
+    void collect(const clang::CallExpr* call) {
+      const clang::FunctionDecl* fd = call->getDirectCallee();
+      if (!fd) return;
+      callsOf[fd->getCanonicalDecl()].push_back(call);
+      std::string n = fd->getName().str();
+      if ((n == "cudaMalloc" || n == "cudaMallocManaged") && call->getNumArgs() >= 2)
+        if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(call->getArg(0)->IgnoreParenCasts()); u && u->getOpcode() == clang::UO_AddrOf)
+          if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(u->getSubExpr()->IgnoreParenImpCasts()))
+            if (auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl())) mallocs[vd].push_back(call->getArg(1));
+    }
     bool VisitCUDAKernelCallExpr(clang::CUDAKernelCallExpr* call) {
+      if (!call->containsErrors() && !call->isInstantiationDependent())
+        if (const clang::FunctionDecl* k = call->getDirectCallee()) kernelCalls.push_back({k, call});
       // Clang's recovery (the config may not be a call) and template patterns (a dependent block
       // shape has no type yet; the instantiations are visited instead).
       if (call->containsErrors() || call->isInstantiationDependent()) return true;
@@ -258,6 +277,7 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
     }
     // cudaLaunchKernel(k, grid, block, ...) and cudaLaunchCooperativeKernel: the same shape rules.
     bool VisitCallExpr(clang::CallExpr* call) {
+      if (!call->containsErrors() && !call->isInstantiationDependent()) collect(call);
       if (call->containsErrors() || call->isInstantiationDependent() || llvm::isa<clang::CUDAKernelCallExpr>(call)) return true;
       const clang::FunctionDecl* fd = call->getDirectCallee();
       if (!fd || call->getNumArgs() < 3) return true;
@@ -297,6 +317,75 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
   v.ctx = &ctx;
   v.index = this;
   v.TraverseDecl(ctx.getTranslationUnitDecl());
+
+  // Allocation sizes of the buffers each launch passes.
+  std::function<uint64_t(const clang::Expr*)> constBytes = [&](const clang::Expr* e) -> uint64_t {
+    e = e->IgnoreParenImpCasts();
+    if (e->isValueDependent()) return 0;
+    clang::Expr::EvalResult r;
+    if (e->EvaluateAsInt(r, ctx)) return r.Val.getInt().isNegative() ? 0 : r.Val.getInt().getZExtValue();
+    if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(e)) {
+      uint64_t x = constBytes(b->getLHS()), y = x ? constBytes(b->getRHS()) : 0;
+      if (!x || !y) return 0;
+      if (b->getOpcode() == clang::BO_Mul) return x * y;
+      if (b->getOpcode() == clang::BO_Add) return x + y;
+      return 0;
+    }
+    // `domain.ni` where `const int ni = NC + 1;` is a const member with an in-class initializer.
+    if (auto* me = llvm::dyn_cast<clang::MemberExpr>(e))
+      if (auto* fd = llvm::dyn_cast<clang::FieldDecl>(me->getMemberDecl()); fd && fd->getType().isConstQualified() && fd->getInClassInitializer())
+        return constBytes(fd->getInClassInitializer());
+    if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e))
+      if (auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl()); vd && vd->getType().isConstQualified() && vd->hasInit())
+        return constBytes(vd->getInit());
+    return 0;
+  };
+  std::function<uint64_t(const clang::Expr*, int)> extent = [&](const clang::Expr* e, int depth) -> uint64_t {
+    auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenCasts());
+    auto* var = dre ? llvm::dyn_cast<clang::VarDecl>(dre->getDecl()) : nullptr;
+    if (!var || reassigned(var)) return 0;
+    if (auto* pv = llvm::dyn_cast<clang::ParmVarDecl>(var)) {  // through a host function's parameter
+      auto* fn = llvm::dyn_cast<clang::FunctionDecl>(pv->getDeclContext());
+      if (!fn || depth >= 3 || fn->hasAttr<clang::CUDAGlobalAttr>()) return 0;
+      auto it = v.callsOf.find(fn->getCanonicalDecl());
+      if (it == v.callsOf.end() || it->second.empty()) return 0;
+      uint64_t most = 0;
+      for (const clang::CallExpr* c : it->second) {
+        unsigned i = pv->getFunctionScopeIndex();
+        uint64_t b = i < c->getNumArgs() ? extent(c->getArg(i), depth + 1) : 0;
+        if (!b) return 0;
+        most = std::max(most, b);
+      }
+      return most;
+    }
+    auto it = v.mallocs.find(var);
+    if (it == v.mallocs.end()) return 0;
+    uint64_t most = 0;
+    for (const clang::Expr* size : it->second) {
+      uint64_t b = constBytes(size);
+      if (!b) return 0;
+      most = std::max(most, b);
+    }
+    return most;
+  };
+  for (const auto& [k, call] : v.kernelCalls) {
+    std::vector<uint64_t> bytes(call->getNumArgs(), 0);
+    for (unsigned i = 0; i < call->getNumArgs(); ++i)
+      if (call->getArg(i)->getType()->isPointerType()) bytes[i] = extent(call->getArg(i), 0);
+    std::vector<const clang::FunctionDecl*> keys{k->getCanonicalDecl()};
+    if (auto* pat = k->getTemplateInstantiationPattern()) keys.push_back(pat->getCanonicalDecl());
+    for (const clang::FunctionDecl* key : keys) {
+      auto [it, inserted] = paramBytes_.emplace(key, bytes);
+      if (!inserted)  // every launch must know it: the largest, or 0
+        for (size_t i = 0; i < it->second.size(); ++i)
+          it->second[i] = i < bytes.size() && it->second[i] && bytes[i] ? std::max(it->second[i], bytes[i]) : 0;
+    }
+  }
+}
+
+uint64_t LaunchIndex::allocatedBytes(const clang::FunctionDecl* k, unsigned index) const {
+  const auto* v = lookupKernel(paramBytes_, k);
+  return v && index < v->size() ? (*v)[index] : 0;
 }
 
 const LaunchIndex::Shape* LaunchIndex::find(const clang::FunctionDecl* k) const { return lookupKernel(shapes_, k); }

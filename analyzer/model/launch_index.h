@@ -34,8 +34,14 @@ class LaunchIndex {
   // A launch of `kernel` whose block shape could not be read (a run-time value, a function
   // pointer): "launch at line N", or nullptr.
   const std::string* unreadable(const clang::FunctionDecl* kernel) const;
+  // The bytes the buffer passed as parameter `index` of `kernel` holds, when every launch of the
+  // kernel passes a buffer allocated with a compile-time size (cudaMalloc/cudaMallocManaged of a
+  // local or global pointer, also through the parameters of the host functions that launch it):
+  // the largest; 0 when not known.
+  uint64_t allocatedBytes(const clang::FunctionDecl* kernel, unsigned index) const;
 
  private:
+  std::map<const clang::FunctionDecl*, std::vector<uint64_t>> paramBytes_;  // per parameter; 0 = not known
   std::map<const clang::FunctionDecl*, Shape> shapes_;
   std::map<const clang::FunctionDecl*, std::string> unreadable_;
   std::map<const clang::FunctionDecl*, std::vector<Shape>> allShapes_;

@@ -400,3 +400,12 @@ TEST(Cli, InstantiationsLaunchedWithRunTimeBlocksAtSeveralLinesGiveOneFinding) {
   EXPECT_NE(first, std::string::npos) << r.out;
   EXPECT_EQ(second, std::string::npos) << r.out;
 }
+
+TEST(Cli, AGatherIntoASmallHostAllocatedTableIsBoundedAndSaidToStayInL1) {
+  auto r = runLint("--no-cache --rules=uncoalesced-access '" + fixture("uncoalesced_access.cu") + "'");
+  size_t at = r.out.find("global load 'field[(int)pos[p]]'");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+  EXPECT_NE(line.find("up to 27 sectors for 8 useful"), std::string::npos) << line;  // 808 bytes: 26 sectors + 1
+  EXPECT_NE(line.find("the table is 808 bytes and stays in L1"), std::string::npos) << line;
+}

@@ -407,3 +407,25 @@ TEST(KernelModel, BlockStepsOnlyWhenAskedForAndForAKnownShape) {
   EXPECT_TRUE(assumed.model->blockAssumed());
   EXPECT_TRUE(steps(assumed).empty());
 }
+
+TEST(KernelModel, BufferSizesFromTheHostAllocationsOfEveryLaunch) {
+  Parsed p = model(
+      "struct Grid { const int cells = 100 + 1; };\n"
+      "__global__ void k(const double* table, const double* big, double* out) {\n"
+      "  out[threadIdx.x] = table[threadIdx.x % 7] + big[threadIdx.x];\n"
+      "}\n"
+      "void push(const double* t, const double* b, double* o) { k<<<1, 64>>>(t, b, o); }\n"
+      "void run(int n) {\n"
+      "  Grid g;\n"
+      "  double *t, *b, *o;\n"
+      "  cudaMalloc((void**)&t, g.cells * sizeof(double));\n"
+      "  cudaMalloc((void**)&b, n * sizeof(double));\n"
+      "  cudaMalloc(&o, 64 * sizeof(double));\n"
+      "  push(t, b, o);\n"
+      "}\n");
+  ASSERT_TRUE(p.model);
+  const auto* k = p.model->kernel();
+  EXPECT_EQ(p.model->allocatedBytes(k->getParamDecl(0)), 808u) << "101 doubles, through push()'s parameter";
+  EXPECT_EQ(p.model->allocatedBytes(k->getParamDecl(1)), 0u) << "a run-time size";
+  EXPECT_EQ(p.model->allocatedBytes(k->getParamDecl(2)), 512u);
+}
