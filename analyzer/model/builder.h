@@ -91,6 +91,7 @@ class Builder : public LaneDomain {
   const int64_t* localAddress(const LVal& lv) const;
   void storeLocal(const LVal& lv, const Value& v);
   void forgetLocal(const clang::ValueDecl* base);
+  void boundUnknown(clang::BinaryOperatorKind op, const Value& a, const Value& b, Value& r) const;
   Value blockIndex(int axis) const;
   Value evalMemberOfValue(const clang::MemberExpr* me);
   Value evalCast(const clang::CastExpr* ce);

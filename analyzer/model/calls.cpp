@@ -5,6 +5,7 @@
 #include "analyzer/model/builder.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace gpuopt::model_detail {
 
@@ -243,6 +244,19 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     } else {
       // min/max of floats or data: the same operands give the same value, in either order.
       number(r, mix(0x4d494e4d4158ull, isMin), {&v[0], &v[1]}, /*commutative=*/true);  // "MINMAX"
+      // min(x, y) is at most either operand's bound: a constant (not a parameter's stand-in) or a
+      // bounded unknown.
+      if (isMin && ce->getType()->isIntegerType())
+        for (const Value& o : v) {
+          std::optional<int64_t> bound;
+          if (o.known && !o.symbolic && !o.isPtr && !varying(o)) {
+            for (unsigned t = 0; t < N_ && !bound; ++t)
+              if (active_[t]) bound = o.v[t];
+          } else if (!o.known && o.hasHi) {
+            bound = o.hi;
+          }
+          if (bound) r.hi = r.hasHi ? std::min(r.hi, *bound) : *bound, r.hasHi = true;
+        }
     }
     return r;
   }

@@ -215,6 +215,8 @@ Value Builder::evalCast(const clang::CastExpr* ce) {
           if ((wt == wf && sf == st) || (wt > wf && (sf == st || (!sf && st)))) return v;
         }
       }
+      v.hasHi = false;  // a narrowing or sign-changing conversion may wrap the bound
+      v.falseFor.clear();
       if (ce->getCastKind() == CK::CK_IntegralToBoolean && v.known) {
         auto toBool = [](int64_t& x) { x = x != 0; };
         for (auto& x : v.v) toBool(x);
@@ -266,6 +268,50 @@ Value Builder::decay(const LVal& lv) {
     p.pointee = el->isIncompleteType() ? 1 : ctx_.getTypeSizeInChars(el).getQuantity();
   }
   return p;
+}
+
+// Upper bounds of unknown integers and the threads a comparison with one is known to fail. Only
+// constants count (not the stand-in values of parameters and uniform loads).
+void Builder::boundUnknown(clang::BinaryOperatorKind op, const Value& a, const Value& b, Value& r) const {
+  using BO = clang::BinaryOperatorKind;
+  auto constOf = [&](const Value& x, int64_t& c) {
+    if (!x.known || x.symbolic || x.isPtr || varying(x)) return false;
+    for (unsigned t = 0; t < N_; ++t)
+      if (active_[t]) { c = x.v[t]; return true; }
+    return false;
+  };
+  const int64_t kMax = int64_t(1) << 40;
+  int64_t c = 0;
+  if (op == BO::BO_Mul) {
+    if (a.hasHi && a.hi >= 0 && constOf(b, c) && c >= 0 && c < kMax && a.hi < kMax) r.hasHi = true, r.hi = a.hi * c;
+    else if (b.hasHi && b.hi >= 0 && constOf(a, c) && c >= 0 && c < kMax && b.hi < kMax) r.hasHi = true, r.hi = b.hi * c;
+  } else if (op == BO::BO_Add) {
+    if (a.hasHi && constOf(b, c) && std::abs(c) < kMax && std::abs(a.hi) < kMax) r.hasHi = true, r.hi = a.hi + c;
+    else if (b.hasHi && constOf(a, c) && std::abs(c) < kMax && std::abs(b.hi) < kMax) r.hasHi = true, r.hi = b.hi + c;
+  } else if (op == BO::BO_And) {
+    if ((constOf(b, c) || constOf(a, c)) && c >= 0) r.hasHi = true, r.hi = c;
+  } else if (op == BO::BO_LT || op == BO::BO_LE || op == BO::BO_GT || op == BO::BO_GE) {
+    // known < bounded: false where known >= hi (and the mirrored forms).
+    const Value* k = nullptr;
+    const Value* u = nullptr;
+    bool knownLeft = true;
+    if (a.known && !a.symbolic && !a.isPtr && !b.known && b.hasHi && b.hi >= 0) k = &a, u = &b;
+    else if (b.known && !b.symbolic && !b.isPtr && !a.known && a.hasHi && a.hi >= 0) k = &b, u = &a, knownLeft = false;
+    if (!k) return;
+    // Normalised to "k OP u": LT/LE with k on the left, GT/GE with k on the right mirror.
+    BO rel = op;
+    if (!knownLeft) rel = op == BO::BO_LT ? BO::BO_GT : op == BO::BO_LE ? BO::BO_GE : op == BO::BO_GT ? BO::BO_LT : BO::BO_LE;
+    std::vector<uint8_t> never(N_, 0);
+    bool any = false;
+    for (unsigned t = 0; t < N_; ++t) {
+      int64_t x = k->v[t];
+      if (x < 0) continue;
+      bool fails = (rel == BO::BO_LT && x >= u->hi) || (rel == BO::BO_LE && x > u->hi);  // k < u, k <= u
+      never[t] = fails;
+      any = any || fails;
+    }
+    if (any) r.falseFor = std::move(never);
+  }
 }
 
 // A pointer not known per thread (a data-dependent index): numbered per thread from the pointer it
@@ -345,6 +391,7 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
     else if (op == BO::BO_Rem && a.data && constOf(b, c) && c > 0 && c < (int64_t(1) << 20))
       r.values = type->isUnsignedIntegerOrEnumerationType() ? c : 2 * c - 1;
     if (op == BO::BO_Mul && ((a.known && !varying(a) && a.v[0] == 0) || (b.known && !varying(b) && b.v[0] == 0))) return constant(0);
+    boundUnknown(op, a, b, r);
     const bool commutative = op == BO::BO_Add || op == BO::BO_Mul || op == BO::BO_And || op == BO::BO_Or ||
                              op == BO::BO_Xor || op == BO::BO_EQ || op == BO::BO_NE;
     number(r, mix(0x42494eull ^ static_cast<uint64_t>(op), reinterpret_cast<uintptr_t>(type.getCanonicalType().getAsOpaquePtr())),

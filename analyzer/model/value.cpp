@@ -99,6 +99,9 @@ void LaneDomain::assignMasked(Value& dst, const Value& src) const {
       if (active_[t]) dst.tag[t] = src.tag.empty() ? 0 : src.tag[t];
   }
   dst.values = 0;    // ... and the other threads' values are not bounded by the new one's range
+  if (dst.hasHi && src.hasHi) dst.hi = std::max(dst.hi, src.hi);
+  else dst.hasHi = false;
+  dst.falseFor.clear();
 }
 
 void LaneDomain::truncate(Value& v, unsigned w, bool sign) const {

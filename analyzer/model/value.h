@@ -53,6 +53,13 @@ struct Value {
   // An unknown (data-dependent) integer with at most this many possible values (`v & 3`: 4,
   // `v % 8` for unsigned v: 8), else 0.
   int64_t values = 0;
+  // An unknown integer with a known upper bound (`min(n, data)` <= n, `x & 7` <= 7, scaled or
+  // shifted by constants), when `hasHi`.
+  bool hasHi = false;
+  int64_t hi = 0;
+  // An unknown condition that some threads are known to fail (`tid < k * min(1, data)` for tid >= k):
+  // one flag per thread, empty when none.
+  std::vector<uint8_t> falseFor;
   // The value in other blocks: per thread, what it is with blockIdx moved by kBlockAlts[k]
   // ((+1,0), (+2,0), (0,+1)), computed in the same walk; how an address moves from block to
   // block (races between blocks). Kept only for values that depend on blockIdx (`block`); empty

@@ -168,6 +168,10 @@ void Builder::walkIf(const clang::IfStmt* is) {
       tm[t] = saved[t] && c.v[t] != 0;
       fm[t] = saved[t] && c.v[t] == 0;
     }
+  // An unknown condition some threads are known to fail (a bound on the unknown side): they only
+  // take the else path.
+  if (!c.known && !c.falseFor.empty())
+    for (unsigned t = 0; t < N_; ++t) tm[t] = tm[t] && !c.falseFor[t];
   // A guard over representative symbol values (`if (t < n)` with a 2-D grid index) that every
   // thread fails must not hide the body: without an else, walk it with the threads that got here.
   bool approx = c.known && c.symbolic && !is->getElse() && std::find(tm.begin(), tm.end(), 1) == tm.end();
@@ -203,8 +207,9 @@ void Builder::walkIf(const clang::IfStmt* is) {
   if (!c.known) guards_.pop_back();
   for (unsigned t = 0; t < N_; ++t) active_[t] = (afterThen[t] || afterElse[t]) && saved[t];
   if (!c.known) {
-    // Both paths ran for every thread: a thread is still active only if neither path left.
-    for (unsigned t = 0; t < N_; ++t) active_[t] = afterThen[t] && afterElse[t];
+    // Both paths ran for every thread (but those known to fail): a thread is still active only if
+    // no path it ran left.
+    for (unsigned t = 0; t < N_; ++t) active_[t] = saved[t] && (!tm[t] || afterThen[t]) && afterElse[t];
   }
 }
 

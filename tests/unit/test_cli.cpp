@@ -314,11 +314,12 @@ TEST(Cli, RacesUnderDataDependentGuardsArePossibleRacesAtWarningSeverity) {
       EXPECT_EQ(f["severity"], "error") << m;
       continue;
     }
-    found = true;
-    EXPECT_EQ(f["severity"], "warning");
-    EXPECT_NE(m.find("possible write-after-read race on shared memory: thread 15 writes buf[0][0], read by thread 0"),
-              std::string::npos) << m;
-    EXPECT_NE(m.find("(under the condition at line 177, which depends on data"), std::string::npos) << m;
+    EXPECT_EQ(f["severity"], "warning") << m;
+    if (m.find("possible write-after-read race on shared memory: thread 15 writes buf[0][0], read by thread 0") !=
+        std::string::npos) {
+      found = true;
+      EXPECT_NE(m.find("(under the condition at line 177, which depends on data"), std::string::npos) << m;
+    }
   }
   EXPECT_TRUE(found) << r.out;
 }
