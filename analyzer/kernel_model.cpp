@@ -21,6 +21,8 @@ std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kerne
     m->kernel_ = kernel;
     for (unsigned i = 0; i < kernel->getNumParams(); ++i)  // the buffers' allocation sizes
       if (uint64_t b = launches.allocatedBytes(kernel, i)) m->paramBytes_[kernel->getParamDecl(i)] = b;
+    for (unsigned i = 0; i < kernel->getNumParams(); ++i)
+      if (launches.prefixOfFlags(kernel, i)) m->prefixOfFlags_.insert(kernel->getParamDecl(i));
     m->bx_ = x, m->by_ = y, m->bz_ = z;
     if (m->threads() == 0 || m->threads() > 1024) m->bx_ = 256, m->by_ = 1, m->bz_ = 1;
     m->blockSource_ = std::move(source);

@@ -21,7 +21,9 @@
 #include <clang/AST/Expr.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -109,6 +111,7 @@ class KernelModel {
   unsigned gridBlocks_ = 0;
   unsigned grid_[3] = {0, 0, 0};
   std::map<const clang::ValueDecl*, uint64_t> paramBytes_;
+  std::set<const clang::ValueDecl*> prefixOfFlags_;  // parameters LaunchIndex::prefixOfFlags names
   mutable bool racesDone_ = false, globalDone_ = false, crossDone_ = false;
   mutable std::vector<Race> races_, globalRaces_;
   mutable std::vector<CrossBlockRace> crossRaces_;

@@ -73,6 +73,12 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
           c.sectors = std::min<unsigned>(c.sectors, static_cast<unsigned>((bytes + 31) / 32 + 1));
           c.tableBytes = bytes;
         }
+        // Addresses that move at most stepBound bytes from lane to lane (output positions from a
+        // prefix sum of flags: stream compaction) span at most (lanes - 1) * stepBound + size bytes.
+        if (a.stepBound > 0) {
+          uint64_t span = (lanes.size() - 1) * static_cast<uint64_t>(a.stepBound) + a.elemSize;
+          c.sectors = std::min<unsigned>(c.sectors, static_cast<unsigned>((span + 31) / 32 + 1));
+        }
       } else {
         std::set<int64_t> sec;
         for (unsigned t : lanes)

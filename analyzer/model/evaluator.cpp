@@ -625,6 +625,7 @@ Builder::LVal Builder::evalLValue(const clang::Expr* e) {
       }
     if (varying(idx) && !idx.strideSym.empty()) lv.ptr.strideSym = idx.strideSym;
     numberAddress(lv.ptr, base, idx);
+    lv.ptr.stepBound = !lv.ptr.known && idx.stepBound && base.known && !varying(base) ? idx.stepBound * sz : 0;
     lv.ptr.values = idx.data && !base.data ? idx.values : 0;
     lv.size = sz;
     lv.isVolatile = lv.isVolatile || base.ptrVolatile;
@@ -790,6 +791,17 @@ Value Builder::readMem(const LVal& lv) {
   Value r = unknown();
   r.data = true;
   r.block = lv.ptr.block;  // loaded from a block's own address: differs between blocks
+  // Neighbouring elements of a prefix sum of flags, read by neighbouring threads: values that
+  // differ by 0 or 1 from one thread to the next.
+  if (lv.ptr.known && lv.ptr.base && m_.prefixOfFlags_.count(lv.ptr.base)) {
+    bool contiguous = true, pair = false;
+    for (unsigned t = 0; t + 1 < N_ && contiguous; ++t)
+      if (active_[t] && active_[t + 1] && (t + 1) % 32 != 0) {
+        pair = true;
+        contiguous = lv.ptr.v[t + 1] - lv.ptr.v[t] == static_cast<int64_t>(lv.size);
+      }
+    if (contiguous && pair) r.stepBound = 1;
+  }
   // Loaded data is numbered by where it came from: two threads loading the same address of the
   // same memory version hold the same value.
   if (lv.ptr.known && lv.ptr.base) {
@@ -836,7 +848,7 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   a.runtimeIter = runtimeIter_;
   a.blockGuarded = blockGuards_ > 0;
   a.dataValues = lv.ptr.values;
-  if (!a.known) a.addrTag = lv.ptr.tag;
+  if (!a.known) a.addrTag = lv.ptr.tag, a.stepBound = lv.ptr.stepBound;
   a.paramAddr = lv.ptr.param;
   a.approxMask = approxMasks_ > 0;
   // How the address moves from block to block (global memory): from the address's values in

@@ -196,6 +196,93 @@ bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[
   return false;
 }
 
+namespace {
+// The buffer a host expression names: a device_vector (`d`, `d.begin()`, `&d[0]`,
+// `thrust::raw_pointer_cast(&d[0])`) or a pointer variable initialised from one.
+const clang::VarDecl* bufferOf(const clang::Expr* e, int depth = 0) {
+  if (!e || depth > 4) return nullptr;
+  struct Find : clang::RecursiveASTVisitor<Find> {
+    const clang::VarDecl* found = nullptr;
+    bool VisitDeclRefExpr(clang::DeclRefExpr* d) {
+      auto* vd = llvm::dyn_cast<clang::VarDecl>(d->getDecl());
+      if (!vd) return true;
+      auto* rd = vd->getType().getNonReferenceType()->getAsCXXRecordDecl();
+      if (rd && (rd->getName() == "device_vector" || rd->getName() == "universal_vector")) { found = vd; return false; }
+      return true;
+    }
+  } f;
+  f.TraverseStmt(const_cast<clang::Expr*>(e));
+  if (f.found) return f.found;
+  // `p + n` of an iterator or pointer: the buffer of `p`.
+  e = e->IgnoreParenCasts();
+  if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(e); b && b->isAdditiveOp()) e = b->getLHS()->IgnoreParenCasts();
+  if (auto* oc = llvm::dyn_cast<clang::CXXOperatorCallExpr>(e); oc && oc->getNumArgs() == 2 &&
+      (oc->getOperator() == clang::OO_Plus || oc->getOperator() == clang::OO_Minus))
+    e = oc->getArg(0)->IgnoreParenCasts();
+  if (auto* ce = llvm::dyn_cast<clang::CXXConstructExpr>(e); ce && ce->getNumArgs() >= 1) return bufferOf(ce->getArg(0), depth + 1);
+  auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e);
+  auto* vd = dre ? llvm::dyn_cast<clang::VarDecl>(dre->getDecl()) : nullptr;
+  if (!vd || reassigned(vd)) return nullptr;
+  auto* rd = vd->getType().getNonReferenceType()->getAsCXXRecordDecl();
+  if (rd && rd->getName() == "device_ptr" && vd->hasInit()) return bufferOf(vd->getInit(), depth + 1);
+  if (vd->getType()->isPointerType()) {
+    if (vd->hasInit())
+      if (const clang::VarDecl* b = bufferOf(vd->getInit(), depth + 1)) return b;
+    return vd;  // a raw device pointer: the buffer itself
+  }
+  return nullptr;
+}
+
+// Whether every store to parameter `p` in kernel `k`'s body stores 0 or 1 (a literal, a bool, a
+// comparison or a logical operator, or a ?: of those), and there is at least one.
+bool storesOnlyFlags(const clang::FunctionDecl* k, const clang::ParmVarDecl* p) {
+  const clang::FunctionDecl* def = nullptr;
+  if (!k->hasBody(def) || !def) return false;
+  if (def != k && def->getNumParams() > p->getFunctionScopeIndex()) p = def->getParamDecl(p->getFunctionScopeIndex());
+  struct Check : clang::RecursiveASTVisitor<Check> {
+    const clang::ParmVarDecl* p;
+    unsigned stores = 0;
+    bool bad = false;
+    static bool flag(const clang::Expr* e) {
+      e = e->IgnoreParenImpCasts();
+      if (auto* il = llvm::dyn_cast<clang::IntegerLiteral>(e)) return il->getValue() == 0 || il->getValue() == 1;
+      if (llvm::isa<clang::CXXBoolLiteralExpr>(e)) return true;
+      if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(e)) return b->isComparisonOp() || b->isLogicalOp();
+      if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e)) return u->getOpcode() == clang::UO_LNot;
+      if (auto* c = llvm::dyn_cast<clang::ConditionalOperator>(e)) return flag(c->getTrueExpr()) && flag(c->getFalseExpr());
+      return false;
+    }
+    bool refers(const clang::Expr* e) const {
+      e = e->IgnoreParenImpCasts();
+      if (auto* a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e)) e = a->getBase()->IgnoreParenImpCasts();
+      else if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_Deref) e = u->getSubExpr()->IgnoreParenImpCasts();
+      else return false;
+      auto* d = llvm::dyn_cast<clang::DeclRefExpr>(e);
+      return d && d->getDecl() == p;
+    }
+    bool VisitBinaryOperator(clang::BinaryOperator* b) {
+      if (b->isAssignmentOp() && refers(b->getLHS())) {
+        ++stores;
+        if (b->getOpcode() != clang::BO_Assign || !flag(b->getRHS())) bad = true;
+      }
+      return true;
+    }
+    bool VisitUnaryOperator(clang::UnaryOperator* u) {
+      if (u->isIncrementDecrementOp() && refers(u->getSubExpr())) bad = true;
+      return true;
+    }
+    bool VisitCallExpr(clang::CallExpr* c) {  // passed on (to a helper or an atomic): not followed
+      for (const auto* a : c->arguments())
+        if (auto* d = llvm::dyn_cast<clang::DeclRefExpr>(a->IgnoreParenImpCasts()); d && d->getDecl() == p) bad = true;
+      return true;
+    }
+  } c;
+  c.p = p;
+  c.TraverseStmt(def->getBody());
+  return c.stores > 0 && !c.bad;
+}
+}  // namespace
+
 LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
   struct V : clang::RecursiveASTVisitor<V> {
     clang::ASTContext* ctx;
@@ -368,6 +455,66 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
     }
     return most;
   };
+  // Scans of flags: per launch, for each argument naming a buffer, the events before it in its
+  // function (source order): the last scan writing the buffer, and the launch before that scan
+  // that wrote the scan's input.
+  const auto& sm = ctx.getSourceManager();
+  auto scanOutput = [&](const clang::CallExpr* c, const clang::VarDecl*& in) -> const clang::VarDecl* {
+    const clang::FunctionDecl* fd = c->getDirectCallee();
+    if (!fd || c->getNumArgs() < 3) return nullptr;
+    std::string n = fd->getName().str(), q = fd->getQualifiedNameAsString();
+    if (n != "exclusive_scan" && n != "inclusive_scan") return nullptr;
+    if (q.find("thrust") == std::string::npos && q.find("std") == std::string::npos) return nullptr;
+    unsigned first = 0;  // thrust's execution-policy overloads take the policy first
+    if (c->getNumArgs() >= 4 && !bufferOf(c->getArg(0))) first = 1;
+    in = bufferOf(c->getArg(first));
+    return bufferOf(c->getArg(first + 2));
+  };
+  auto flagsFact = [&](const clang::CallExpr* launch, unsigned i) {
+    const clang::VarDecl* buf = bufferOf(launch->getArg(i));
+    if (!buf) return false;
+    const clang::CallExpr* lastScan = nullptr;
+    const clang::VarDecl* scanIn = nullptr;
+    for (const auto& [fn, calls] : v.callsOf)
+      for (const clang::CallExpr* c : calls) {
+        const clang::VarDecl* in = nullptr;
+        if (scanOutput(c, in) != buf || !sm.isBeforeInTranslationUnit(c->getBeginLoc(), launch->getBeginLoc())) continue;
+        if (!lastScan || sm.isBeforeInTranslationUnit(lastScan->getBeginLoc(), c->getBeginLoc())) lastScan = c, scanIn = in;
+      }
+    if (!lastScan || !scanIn) return false;
+    // Nothing launched between the scan and this launch may write the buffer; the last launch
+    // before the scan that gets its input must store only flags into it.
+    const clang::CallExpr* producer = nullptr;
+    unsigned producerArg = 0;
+    for (const auto& [k2, call2] : v.kernelCalls) {
+      for (unsigned j = 0; j < call2->getNumArgs(); ++j) {
+        const clang::VarDecl* b = bufferOf(call2->getArg(j));
+        if (!b) continue;
+        bool afterScan = sm.isBeforeInTranslationUnit(lastScan->getBeginLoc(), call2->getBeginLoc()) &&
+                         sm.isBeforeInTranslationUnit(call2->getBeginLoc(), launch->getBeginLoc());
+        if (afterScan && b == buf && j < k2->getNumParams() && !k2->getParamDecl(j)->getType()->getPointeeType().isConstQualified())
+          return false;
+        if (b == scanIn && sm.isBeforeInTranslationUnit(call2->getBeginLoc(), lastScan->getBeginLoc()) &&
+            (!producer || sm.isBeforeInTranslationUnit(producer->getBeginLoc(), call2->getBeginLoc())))
+          producer = call2, producerArg = j;
+      }
+    }
+    if (!producer) return false;
+    const clang::FunctionDecl* pk = producer->getDirectCallee();
+    return pk && producerArg < pk->getNumParams() && storesOnlyFlags(pk, pk->getParamDecl(producerArg));
+  };
+  for (const auto& [k, call] : v.kernelCalls) {
+    std::vector<uint8_t> flags(call->getNumArgs(), 0);
+    for (unsigned i = 0; i < call->getNumArgs(); ++i)
+      if (call->getArg(i)->getType()->isPointerType()) flags[i] = flagsFact(call, i);
+    std::vector<const clang::FunctionDecl*> fkeys{k->getCanonicalDecl()};
+    if (auto* pat = k->getTemplateInstantiationPattern()) fkeys.push_back(pat->getCanonicalDecl());
+    for (const clang::FunctionDecl* key : fkeys) {
+      auto [it, inserted] = prefixOfFlags_.emplace(key, flags);
+      if (!inserted)
+        for (size_t i = 0; i < it->second.size(); ++i) it->second[i] = it->second[i] && i < flags.size() && flags[i];
+    }
+  }
   for (const auto& [k, call] : v.kernelCalls) {
     std::vector<uint64_t> bytes(call->getNumArgs(), 0);
     for (unsigned i = 0; i < call->getNumArgs(); ++i)
@@ -381,6 +528,12 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
           it->second[i] = i < bytes.size() && it->second[i] && bytes[i] ? std::max(it->second[i], bytes[i]) : 0;
     }
   }
+}
+
+
+bool LaunchIndex::prefixOfFlags(const clang::FunctionDecl* k, unsigned index) const {
+  const auto* v = lookupKernel(prefixOfFlags_, k);
+  return v && index < v->size() && (*v)[index];
 }
 
 uint64_t LaunchIndex::allocatedBytes(const clang::FunctionDecl* k, unsigned index) const {

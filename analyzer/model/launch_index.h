@@ -39,9 +39,15 @@ class LaunchIndex {
   // local or global pointer, also through the parameters of the host functions that launch it):
   // the largest; 0 when not known.
   uint64_t allocatedBytes(const clang::FunctionDecl* kernel, unsigned index) const;
+  // Whether every launch of `kernel` passes as parameter `index` a buffer that the launching
+  // function last wrote with a scan (thrust::exclusive_scan / inclusive_scan, in place or not) of
+  // flags a kernel set to 0 or 1 only: neighbouring entries differ by 0 or 1 (stream compaction's
+  // output positions).
+  bool prefixOfFlags(const clang::FunctionDecl* kernel, unsigned index) const;
 
  private:
   std::map<const clang::FunctionDecl*, std::vector<uint64_t>> paramBytes_;  // per parameter; 0 = not known
+  std::map<const clang::FunctionDecl*, std::vector<uint8_t>> prefixOfFlags_;
   std::map<const clang::FunctionDecl*, Shape> shapes_;
   std::map<const clang::FunctionDecl*, std::string> unreadable_;
   std::map<const clang::FunctionDecl*, std::vector<Shape>> allShapes_;

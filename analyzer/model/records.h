@@ -48,6 +48,9 @@ struct Access {
   // An address not known per thread (data-dependent): per-thread value numbers of it, 0 = none
   // (empty when no thread has one). Threads with equal numbers touch one address.
   std::vector<uint64_t> addrTag;
+  // A data-dependent address that moves at most this many bytes from one thread to the next (an
+  // output position read from a prefix sum of flags), else 0.
+  int64_t stepBound = 0;
   // How the address moves with the block index: bytes per +1 of blockIdx.x / blockIdx.y, per
   // thread (from the address's values in other blocks, Value::alt). Only meaningful when
   // `blockLinear` (global memory; the same threads do it in every block; address linear in

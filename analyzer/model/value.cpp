@@ -99,6 +99,7 @@ void LaneDomain::assignMasked(Value& dst, const Value& src) const {
       if (active_[t]) dst.tag[t] = src.tag.empty() ? 0 : src.tag[t];
   }
   dst.values = 0;    // ... and the other threads' values are not bounded by the new one's range
+  dst.stepBound = dst.stepBound == src.stepBound ? src.stepBound : 0;
   if (dst.hasHi && src.hasHi) dst.hi = std::max(dst.hi, src.hi);
   else dst.hasHi = false;
   dst.falseFor.clear();

@@ -55,6 +55,10 @@ struct Value {
   int64_t values = 0;
   // An unknown integer with a known upper bound (`min(n, data)` <= n, `x & 7` <= 7, scaled or
   // shifted by constants), when `hasHi`.
+  // Loaded from neighbouring elements of a prefix sum of 0/1 flags (LaunchIndex::prefixOfFlags):
+  // neighbouring threads' values differ by 0 or 1 (1 here); as an address: at most this many bytes
+  // between neighbouring threads. 0 = no such bound.
+  int64_t stepBound = 0;
   bool hasHi = false;
   int64_t hi = 0;
   // An unknown condition that some threads are known to fail (`tid < k * min(1, data)` for tid >= k):
