@@ -239,7 +239,7 @@ class LintConsumer : public clang::ASTConsumer {
       if (enabled(*r) && r->needsBlockSteps()) modelOpts.blockSteps = true;
     auto tLaunches = Clock::now();
     LaunchIndex launches(ctx);
-    out_.phaseMs["kernel model"] += msSince(tLaunches);
+    out_.phaseMs["launch index"] += msSince(tLaunches);
     std::vector<const clang::FunctionDecl*> functions;
     for (const clang::FunctionDecl* k : findFunctions(ctx, files, functions)) {
       if (auto skip = taint(k, sm)) {

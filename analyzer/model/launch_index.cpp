@@ -331,7 +331,10 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
     void collect(const clang::CallExpr* call) {
       const clang::FunctionDecl* fd = call->getDirectCallee();
       if (!fd) return;
+      // Host code only: device functions (barriers, math) are never a buffer's way to a launch.
+      if (fd->hasAttr<clang::CUDADeviceAttr>() && !fd->hasAttr<clang::CUDAHostAttr>()) return;
       callsOf[fd->getCanonicalDecl()].push_back(call);
+      if (!fd->getIdentifier()) return;  // operators, conversions
       std::string n = fd->getName().str();
       if ((n == "cudaMalloc" || n == "cudaMallocManaged") && call->getNumArgs() >= 2)
         if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(call->getArg(0)->IgnoreParenCasts()); u && u->getOpcode() == clang::UO_AddrOf)
@@ -427,10 +430,19 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
         return constBytes(vd->getInit());
     return 0;
   };
+  std::map<std::pair<const clang::VarDecl*, int>, uint64_t> extentOf;  // memo: a launch function passes
+                                                                       // the same buffers to many launches
   std::function<uint64_t(const clang::Expr*, int)> extent = [&](const clang::Expr* e, int depth) -> uint64_t {
     auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenCasts());
     auto* var = dre ? llvm::dyn_cast<clang::VarDecl>(dre->getDecl()) : nullptr;
-    if (!var || reassigned(var)) return 0;
+    if (!var) return 0;
+    // Only buffers something allocates can have a size: skip the rest before any search.
+    if (!llvm::isa<clang::ParmVarDecl>(var) && !v.mallocs.count(var)) return 0;
+    auto memo = extentOf.find({var, depth});
+    if (memo != extentOf.end()) return memo->second;
+    uint64_t& out = extentOf[{var, depth}];
+    out = 0;
+    if (reassigned(var)) return 0;
     if (auto* pv = llvm::dyn_cast<clang::ParmVarDecl>(var)) {  // through a host function's parameter
       auto* fn = llvm::dyn_cast<clang::FunctionDecl>(pv->getDeclContext());
       if (!fn || depth >= 3 || fn->hasAttr<clang::CUDAGlobalAttr>()) return 0;
@@ -443,7 +455,7 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
         if (!b) return 0;
         most = std::max(most, b);
       }
-      return most;
+      return extentOf[{var, depth}] = most;
     }
     auto it = v.mallocs.find(var);
     if (it == v.mallocs.end()) return 0;
@@ -453,7 +465,7 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
       if (!b) return 0;
       most = std::max(most, b);
     }
-    return most;
+    return extentOf[{var, depth}] = most;
   };
   // Scans of flags: per launch, for each argument naming a buffer, the events before it in its
   // function (source order): the last scan writing the buffer, and the launch before that scan
@@ -461,7 +473,7 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
   const auto& sm = ctx.getSourceManager();
   auto scanOutput = [&](const clang::CallExpr* c, const clang::VarDecl*& in) -> const clang::VarDecl* {
     const clang::FunctionDecl* fd = c->getDirectCallee();
-    if (!fd || c->getNumArgs() < 3) return nullptr;
+    if (!fd || c->getNumArgs() < 3 || !fd->getIdentifier()) return nullptr;
     std::string n = fd->getName().str(), q = fd->getQualifiedNameAsString();
     if (n != "exclusive_scan" && n != "inclusive_scan") return nullptr;
     if (q.find("thrust") == std::string::npos && q.find("std") == std::string::npos) return nullptr;
@@ -470,17 +482,31 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
     in = bufferOf(c->getArg(first));
     return bufferOf(c->getArg(first + 2));
   };
+  // The scans of the translation unit (usually none: then nothing more is done).
+  struct Scan {
+    const clang::CallExpr* call;
+    const clang::VarDecl* out;
+    const clang::VarDecl* in;
+  };
+  std::vector<Scan> scans;
+  for (const auto& [fn, calls] : v.callsOf) {
+    if (!fn->getIdentifier()) continue;
+    std::string n = fn->getName().str();
+    if (n != "exclusive_scan" && n != "inclusive_scan") continue;
+    for (const clang::CallExpr* c : calls) {
+      const clang::VarDecl* in = nullptr;
+      if (const clang::VarDecl* out = scanOutput(c, in)) scans.push_back({c, out, in});
+    }
+  }
   auto flagsFact = [&](const clang::CallExpr* launch, unsigned i) {
     const clang::VarDecl* buf = bufferOf(launch->getArg(i));
     if (!buf) return false;
     const clang::CallExpr* lastScan = nullptr;
     const clang::VarDecl* scanIn = nullptr;
-    for (const auto& [fn, calls] : v.callsOf)
-      for (const clang::CallExpr* c : calls) {
-        const clang::VarDecl* in = nullptr;
-        if (scanOutput(c, in) != buf || !sm.isBeforeInTranslationUnit(c->getBeginLoc(), launch->getBeginLoc())) continue;
-        if (!lastScan || sm.isBeforeInTranslationUnit(lastScan->getBeginLoc(), c->getBeginLoc())) lastScan = c, scanIn = in;
-      }
+    for (const Scan& sc : scans) {
+      if (sc.out != buf || !sm.isBeforeInTranslationUnit(sc.call->getBeginLoc(), launch->getBeginLoc())) continue;
+      if (!lastScan || sm.isBeforeInTranslationUnit(lastScan->getBeginLoc(), sc.call->getBeginLoc())) lastScan = sc.call, scanIn = sc.in;
+    }
     if (!lastScan || !scanIn) return false;
     // Nothing launched between the scan and this launch may write the buffer; the last launch
     // before the scan that gets its input must store only flags into it.
@@ -503,7 +529,7 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
     const clang::FunctionDecl* pk = producer->getDirectCallee();
     return pk && producerArg < pk->getNumParams() && storesOnlyFlags(pk, pk->getParamDecl(producerArg));
   };
-  for (const auto& [k, call] : v.kernelCalls) {
+  for (const auto& [k, call] : scans.empty() ? decltype(v.kernelCalls){} : v.kernelCalls) {
     std::vector<uint8_t> flags(call->getNumArgs(), 0);
     for (unsigned i = 0; i < call->getNumArgs(); ++i)
       if (call->getArg(i)->getType()->isPointerType()) flags[i] = flagsFact(call, i);

@@ -31,14 +31,15 @@ Value LaneDomain::constant(int64_t c) const {
 
 bool LaneDomain::varying(const Value& v) const {
   if (!v.known) return false;
-  unsigned first = 0;
-  while (first < N_ && !active_[first]) ++first;
-  if (first == N_) return false;
-  // No branch per thread (this runs for most values the model makes).
-  const int64_t x = v.v[first];
-  bool differs = false;
-  for (unsigned t = first + 1; t < N_; ++t) differs |= (active_[t] != 0) & (v.v[t] != x);
-  return differs;
+  // Early exit at the first difference: most varying values (thread indices) differ at once.
+  bool first = true;
+  int64_t x = 0;
+  for (unsigned t = 0; t < N_; ++t) {
+    if (!active_[t]) continue;
+    if (first) x = v.v[t], first = false;
+    else if (v.v[t] != x) return true;
+  }
+  return false;
 }
 
 void LaneDomain::mergeFlags(Value& r, const Value& a, const Value& b) {
@@ -142,6 +143,23 @@ void LaneDomain::number(Value& r, uint64_t what, llvm::ArrayRef<const Value*> op
       r.tag.clear();
       return;
     }
+  // Operands the same in every thread (constants, uniform values): one number for all threads.
+  bool uniform = true;
+  for (const Value* o : operands) uniform = uniform && o->known && !o->isPtr && !varying(*o);
+  if (uniform) {
+    unsigned t0 = 0;
+    while (t0 < N_ && !active_[t0]) ++t0;
+    if (t0 == N_) t0 = 0;
+    uint64_t h = what;
+    if (commutative && operands.size() == 2) {
+      uint64_t x = laneNumber(*operands[0], t0), y = laneNumber(*operands[1], t0);
+      h = mix(mix(h, std::min(x, y)), std::max(x, y));
+    } else {
+      for (const Value* o : operands) h = mix(h, laneNumber(*o, t0));
+    }
+    r.tag.assign(N_, h);
+    return;
+  }
   std::vector<uint64_t> tag(N_, 0);
   bool any = false;
   const bool ordered = commutative && operands.size() == 2;
