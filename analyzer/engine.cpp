@@ -210,6 +210,7 @@ class LintConsumer : public clang::ASTConsumer {
     out_.parseMs = msSince(start_);
     out_.consumed = true;
     auto t0 = Clock::now();
+    parseHadErrors_ = ctx.getDiagnostics().hasErrorOccurred() || !errs_.errors.empty();
     auto& sm = ctx.getSourceManager();
     LintedFiles files(sm, filesSettings_);
     // Rules and the kernel search traverse only the translation unit's own declarations (not the
@@ -242,7 +243,10 @@ class LintConsumer : public clang::ASTConsumer {
     out_.phaseMs["launch index"] += msSince(tLaunches);
     std::vector<const clang::FunctionDecl*> functions;
     for (const clang::FunctionDecl* k : findFunctions(ctx, files, functions)) {
-      if (auto skip = taint(k, sm)) {
+      auto tTaintK = Clock::now();
+      auto skip = taint(k, sm);
+      out_.phaseMs["error scan"] += msSince(tTaintK);
+      if (skip) {
         SkippedKernel s;
         s.name = k->getQualifiedNameAsString();
         s.where = rc.span(k->getLocation());
@@ -291,8 +295,10 @@ class LintConsumer : public clang::ASTConsumer {
       }
       rc.setLaunchVariant({});
     }
+    auto tTaint = Clock::now();
     for (const clang::FunctionDecl* f : functions)
       if (!taint(f, sm)) ++out_.cleanFunctions;
+    out_.phaseMs["error scan"] += msSince(tTaint);
     rc.finishInstantiations();
     out_.diags = std::move(rc.diagnostics());
     out_.analysisMs = msSince(t0);
@@ -323,8 +329,19 @@ class LintConsumer : public clang::ASTConsumer {
 
   // Why a function cannot be trusted: code Clang could not compile in its body or in a function
   // of the program it calls. Returns the reason and the error's location.
+  // Memoised: asked for each kernel, then again for every function at the end.
+  std::map<const clang::FunctionDecl*, std::optional<std::pair<std::string, clang::SourceLocation>>> taintMemo_;
+  bool parseHadErrors_ = true;
   std::optional<std::pair<std::string, clang::SourceLocation>> taint(const clang::FunctionDecl* f,
                                                                       const clang::SourceManager& sm) {
+    // A parse without errors has no invalid declarations or recovery expressions to find.
+    if (!parseHadErrors_) return std::nullopt;
+    auto memo = taintMemo_.find(f);
+    if (memo != taintMemo_.end()) return memo->second;
+    return taintMemo_[f] = taintOf(f, sm);
+  }
+  std::optional<std::pair<std::string, clang::SourceLocation>> taintOf(const clang::FunctionDecl* f,
+                                                                        const clang::SourceManager& sm) {
     std::set<const clang::FunctionDecl*> seen;
     std::vector<std::pair<const clang::FunctionDecl*, int>> todo = {{f, 0}};
     while (!todo.empty()) {
