@@ -92,6 +92,7 @@ class Builder : public LaneDomain {
   void storeLocal(const LVal& lv, const Value& v);
   void forgetLocal(const clang::ValueDecl* base);
   void boundUnknown(clang::BinaryOperatorKind op, const Value& a, const Value& b, Value& r) const;
+  void walkAsm(const clang::GCCAsmStmt* as);
   Value blockIndex(int axis) const;
   Value evalMemberOfValue(const clang::MemberExpr* me);
   Value evalCast(const clang::CastExpr* ce);

@@ -6,6 +6,7 @@
 #include "analyzer/model/builder.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace gpuopt::model_detail {
 
@@ -149,9 +150,36 @@ void Builder::walk(const clang::Stmt* s) {
     m_.truncated_ = true;
     return;
   }
+  if (auto* asmS = llvm::dyn_cast<clang::GCCAsmStmt>(s)) return walkAsm(asmS);
   if (auto* e = llvm::dyn_cast<clang::Expr>(s)) {
     eval(e);
     return;
+  }
+}
+
+// Inline PTX (`asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x))`): each output is unknown, but
+// numbered from the instruction text and the inputs' numbers, so threads running it on equal inputs
+// hold equal outputs. Not for text reading special registers (`%%laneid`, `%%clock`: per thread or
+// per moment) or touching memory (`ld`, `st`, `atom`, a "memory" clobber): those outputs get no
+// number.
+void Builder::walkAsm(const clang::GCCAsmStmt* as) {
+  std::vector<Value> ins;
+  for (unsigned i = 0; i < as->getNumInputs(); ++i) ins.push_back(eval(as->getInputExpr(i)));
+  std::string text = as->getAsmString();
+  bool pure = text.find("%%") == std::string::npos && text.find("ld.") == std::string::npos &&
+              text.find("st.") == std::string::npos && text.find("atom") == std::string::npos &&
+              text.find("red.") == std::string::npos;
+  for (unsigned i = 0; i < as->getNumClobbers(); ++i)
+    if (as->getClobber(i) == "memory") pure = false;
+  std::vector<const Value*> ops;
+  for (const auto& v : ins) ops.push_back(&v);
+  const uint64_t what = mix(0x41534dull, std::hash<std::string>{}(text));  // "ASM"
+  for (unsigned i = 0; i < as->getNumOutputs(); ++i) {
+    LVal lv = evalLValue(as->getOutputExpr(i));
+    Value r = unknown();
+    for (const auto& v : ins) r.data = r.data || v.data;
+    if (pure) number(r, mix(what, i), ops);
+    writeLVal(lv, r);
   }
 }
 
