@@ -60,6 +60,15 @@ const clang::FunctionDecl* kernelOf(const clang::Expr* e) {
   return nullptr;
 }
 
+// The keys a launch of `k` is recorded under in the index's maps (each once or more): its
+// declaration, its template pattern and its primary template's; lookupKernel finds any of them.
+template <class F>
+void forEachKernelKey(const clang::FunctionDecl* k, F&& add) {
+  for (const clang::FunctionDecl* f : std::initializer_list<const clang::FunctionDecl*>{k, k->getCanonicalDecl(), k->getTemplateInstantiationPattern()})
+    if (f) add(f->getCanonicalDecl());
+  if (auto* prim = k->getPrimaryTemplate()) add(prim->getTemplatedDecl()->getCanonicalDecl());
+}
+
 // A kernel's entry in one of the index's maps: by its declaration, its template pattern, or its
 // primary template.
 template <class Map>
@@ -292,11 +301,7 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
                 const clang::Expr* gridArg = nullptr) {
       auto& sm = ctx->getSourceManager();
       std::string where = fmt::format("launch at line {}", sm.getExpansionLineNumber(at));
-      auto keys = [&](auto&& add) {
-        for (const clang::FunctionDecl* f : std::initializer_list<const clang::FunctionDecl*>{k, k->getCanonicalDecl(), k->getTemplateInstantiationPattern()})
-          if (f) add(f->getCanonicalDecl());
-        if (auto* prim = k->getPrimaryTemplate()) add(prim->getTemplatedDecl()->getCanonicalDecl());
-      };
+      auto keys = [&](auto&& add) { forEachKernelKey(k, add); };
       unsigned d[3];
       if (!blockArg || !readBlockShape(blockArg, *ctx, d) || d[0] * d[1] * d[2] == 0 || d[0] * d[1] * d[2] > 1024) {
         keys([&](const clang::FunctionDecl* f) { index->unreadable_.emplace(f, where); });
@@ -533,26 +538,22 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
     std::vector<uint8_t> flags(call->getNumArgs(), 0);
     for (unsigned i = 0; i < call->getNumArgs(); ++i)
       if (call->getArg(i)->getType()->isPointerType()) flags[i] = flagsFact(call, i);
-    std::vector<const clang::FunctionDecl*> fkeys{k->getCanonicalDecl()};
-    if (auto* pat = k->getTemplateInstantiationPattern()) fkeys.push_back(pat->getCanonicalDecl());
-    for (const clang::FunctionDecl* key : fkeys) {
+    forEachKernelKey(k, [&](const clang::FunctionDecl* key) {
       auto [it, inserted] = prefixOfFlags_.emplace(key, flags);
       if (!inserted)
         for (size_t i = 0; i < it->second.size(); ++i) it->second[i] = it->second[i] && i < flags.size() && flags[i];
-    }
+    });
   }
   for (const auto& [k, call] : v.kernelCalls) {
     std::vector<uint64_t> bytes(call->getNumArgs(), 0);
     for (unsigned i = 0; i < call->getNumArgs(); ++i)
       if (call->getArg(i)->getType()->isPointerType()) bytes[i] = extent(call->getArg(i), 0);
-    std::vector<const clang::FunctionDecl*> keys{k->getCanonicalDecl()};
-    if (auto* pat = k->getTemplateInstantiationPattern()) keys.push_back(pat->getCanonicalDecl());
-    for (const clang::FunctionDecl* key : keys) {
+    forEachKernelKey(k, [&](const clang::FunctionDecl* key) {
       auto [it, inserted] = paramBytes_.emplace(key, bytes);
       if (!inserted)  // every launch must know it: the largest, or 0
         for (size_t i = 0; i < it->second.size(); ++i)
           it->second[i] = i < bytes.size() && it->second[i] && bytes[i] ? std::max(it->second[i], bytes[i]) : 0;
-    }
+    });
   }
 }
 

@@ -143,40 +143,35 @@ void LaneDomain::number(Value& r, uint64_t what, llvm::ArrayRef<const Value*> op
       r.tag.clear();
       return;
     }
+  // Thread t's number, 0 when an operand has none there.
+  const bool ordered = commutative && operands.size() == 2;
+  auto numberAt = [&](unsigned t) -> uint64_t {
+    uint64_t h = what;
+    if (ordered) {
+      uint64_t x = laneNumber(*operands[0], t), y = laneNumber(*operands[1], t);
+      return x && y ? mix(mix(h, std::min(x, y)), std::max(x, y)) : 0;
+    }
+    for (const Value* o : operands) {
+      uint64_t n = laneNumber(*o, t);
+      if (!n) return 0;
+      h = mix(h, n);
+    }
+    return h;
+  };
   // Operands the same in every thread (constants, uniform values): one number for all threads.
   bool uniform = true;
   for (const Value* o : operands) uniform = uniform && o->known && !o->isPtr && !varying(*o);
   if (uniform) {
     unsigned t0 = 0;
     while (t0 < N_ && !active_[t0]) ++t0;
-    if (t0 == N_) t0 = 0;
-    uint64_t h = what;
-    if (commutative && operands.size() == 2) {
-      uint64_t x = laneNumber(*operands[0], t0), y = laneNumber(*operands[1], t0);
-      h = mix(mix(h, std::min(x, y)), std::max(x, y));
-    } else {
-      for (const Value* o : operands) h = mix(h, laneNumber(*o, t0));
-    }
-    r.tag.assign(N_, h);
+    r.tag.assign(N_, numberAt(t0 == N_ ? 0 : t0));
     return;
   }
   std::vector<uint64_t> tag(N_, 0);
   bool any = false;
-  const bool ordered = commutative && operands.size() == 2;
   for (unsigned t = 0; t < N_; ++t) {
-    uint64_t h = what;
-    if (ordered) {
-      uint64_t x = laneNumber(*operands[0], t), y = laneNumber(*operands[1], t);
-      h = x && y ? mix(mix(h, std::min(x, y)), std::max(x, y)) : 0;
-    } else {
-      for (const Value* o : operands) {
-        uint64_t n = laneNumber(*o, t);
-        if (!n) { h = 0; break; }
-        h = mix(h, n);
-      }
-    }
-    tag[t] = h;
-    any = any || h;
+    tag[t] = numberAt(t);
+    any = any || tag[t];
   }
   if (any) r.tag = std::move(tag);
   else r.tag.clear();

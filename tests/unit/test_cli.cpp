@@ -315,6 +315,7 @@ TEST(Cli, RacesUnderDataDependentGuardsArePossibleRacesAtWarningSeverity) {
       continue;
     }
     EXPECT_EQ(f["severity"], "warning") << m;
+    EXPECT_NE(m.find("(under the condition"), std::string::npos) << m;  // names what it depends on
     if (m.find("possible write-after-read race on shared memory: thread 15 writes buf[0][0], read by thread 0") !=
         std::string::npos) {
       found = true;
