@@ -56,8 +56,8 @@ std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kerne
   std::string source = assumed ? "assumed" : "--block-dim";
   // The launch is in the file but its block size is a run-time value: say so.
   if (const std::string* u = assumed ? launches.unreadable(kernel) : nullptr)
-    // (RuleContext merges instantiations whose findings differ only in this launch's line: keep
-    // "the launch at line N has a block size known only" in step with rule_context.cpp.)
+    // (RuleContext merges instantiations whose findings differ only in this launch's place: keep
+    // "the launch at ... has a block size known only" in step with rule_context.cpp.)
     source = "assumed: the " + *u + " has a block size known only at run time";
   auto m = walk(opts.blockX, opts.blockY, opts.blockZ, source, assumed);
   // An assumed block that indexes a fixed-size array past its end is probably too large: try

@@ -156,16 +156,17 @@ void RuleContext::setFunction(std::string name, std::string instantiation, std::
 }
 
 namespace {
-// "(assumed: the launch at line 176 has a block size known only at run time": instantiations
-// launched at different lines give the same finding; compared without the line.
-constexpr std::string_view kRuntimeLaunch = "the launch at line ";
-std::string withoutLaunchLine(const std::string& msg, std::string* line) {
+// "(assumed: the launch at line 176 has a block size known only at run time" (or "at main.cu:176"
+// for a launch in an includer): instantiations launched at different places give the same
+// finding; compared without the place.
+constexpr std::string_view kRuntimeLaunch = "the launch at ";
+constexpr std::string_view kRuntimeTail = " has a block size known only";
+std::string withoutLaunchLine(const std::string& msg, std::string* place) {
   size_t p = msg.find(kRuntimeLaunch);
   if (p == std::string::npos) return msg;
-  size_t q = p + kRuntimeLaunch.size(), e = q;
-  while (e < msg.size() && std::isdigit(static_cast<unsigned char>(msg[e]))) ++e;
-  if (msg.compare(e, 5, " has ") != 0) return msg;
-  if (line) *line = msg.substr(q, e - q);
+  size_t q = p + kRuntimeLaunch.size(), e = msg.find(kRuntimeTail, q);
+  if (e == std::string::npos || e - q > 200) return msg;
+  if (place) *place = msg.substr(q, e - q);  // "line 176" or "main.cu:176"
   return msg.substr(0, q) + "#" + msg.substr(e);
 }
 }  // namespace
@@ -195,11 +196,14 @@ void RuleContext::finishInstantiations() {
     const Seen& s = seen_[i];
     if (s.lines.size() > 1) {  // "the launches at lines 176, 183 have block sizes known only at run time"
       std::string& m = diags_[i].message;
-      size_t p = m.find(kRuntimeLaunch);
-      size_t e = m.find(" has a block size known only", p);
-      if (p != std::string::npos && e != std::string::npos)
-        m.replace(p, e + std::string_view(" has a block size known only").size() - p,
-                  fmt::format("the launches at lines {} have block sizes known only", fmt::join(s.lines, ", ")));
+      size_t p = m.find(kRuntimeLaunch), e = p == std::string::npos ? p : m.find(kRuntimeTail, p);
+      if (e != std::string::npos) {
+        bool lines = std::all_of(s.lines.begin(), s.lines.end(), [](const std::string& l) { return l.rfind("line ", 0) == 0; });
+        std::vector<std::string> places;
+        for (const auto& l : s.lines) places.push_back(lines ? l.substr(5) : l);
+        m.replace(p, e + kRuntimeTail.size() - p,
+                  fmt::format("the launches at {}{} have block sizes known only", lines ? "lines " : "", fmt::join(places, ", ")));
+      }
     }
     if (s.instantiations.empty()) continue;
     auto all = instancesOf_.find(s.group);

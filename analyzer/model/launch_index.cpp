@@ -5,6 +5,7 @@
 #include <clang/Basic/SourceManager.h>
 #include <fmt/format.h>
 #include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/Support/Path.h>
 
 #include "analyzer/model/ast_util.h"
 
@@ -300,7 +301,13 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
     void record(const clang::FunctionDecl* k, const clang::Expr* blockArg, clang::SourceLocation at,
                 const clang::Expr* gridArg = nullptr) {
       auto& sm = ctx->getSourceManager();
+      // A launch in another file than the kernel (the includer that launches it) names that file.
       std::string where = fmt::format("launch at line {}", sm.getExpansionLineNumber(at));
+      const clang::FunctionDecl* def = k->getDefinition() ? k->getDefinition() : k;
+      if (sm.getFileID(sm.getExpansionLoc(at)) != sm.getFileID(sm.getExpansionLoc(def->getLocation()))) {
+        llvm::StringRef file = sm.getFilename(sm.getExpansionLoc(at));
+        where = fmt::format("launch at {}:{}", llvm::sys::path::filename(file).str(), sm.getExpansionLineNumber(at));
+      }
       auto keys = [&](auto&& add) { forEachKernelKey(k, add); };
       unsigned d[3];
       if (!blockArg || !readBlockShape(blockArg, *ctx, d) || d[0] * d[1] * d[2] == 0 || d[0] * d[1] * d[2] > 1024) {

@@ -109,7 +109,7 @@ void LaneDomain::assignMasked(Value& dst, const Value& src) const {
 void LaneDomain::truncate(Value& v, unsigned w, bool sign) const {
   if (w >= 64 || w == 0) return;
   // Shift the low w bits to the top and back: sign- or zero-extends them, with no branch per
-  // thread (vectorised).
+  // thread.
   const unsigned s = 64 - w;
   auto wrapAll = [&](std::vector<int64_t>& xs) {
     if (sign)

@@ -84,6 +84,8 @@ TEST(Projects, KernelsWithNoLaunchInTheirFileTakeTheBlockOfTheIncluderThatLaunch
   auto r = runLint("--no-cache --verbose kernels.cu", dir);
   EXPECT_NE(r.err.find("kernels.cu: 2 of its kernels have no launch here; analysed as included by main.cu"), std::string::npos)
       << r.err;
+  // The launch is in another file: named with it, not as a bare line of the kernel's file.
+  EXPECT_NE(r.err.find("kernel rows: block 96x2x1 (launch at main.cu:3)"), std::string::npos) << r.err;
 }
 
 TEST(Projects, IncluderAnalysesTheKernelsOfTheProjectFilesItIncludes) {
