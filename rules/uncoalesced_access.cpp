@@ -84,6 +84,13 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
         for (unsigned t : lanes)
           for (int64_t s = floorDiv(a.addr[t], 32); s <= floorDiv(a.addr[t] + a.elemSize - 1, 32); ++s) sec.insert(s);
         c.sectors = static_cast<unsigned>(sec.size());
+        // Neighbouring lanes at neighbouring elements: coalesced, at most one sector more than
+        // the bytes need when the start is not sector-aligned (misalignment alone is not reported:
+        // it depends on run-time offsets and costs one sector, see the rule's doc).
+        bool contiguous = lanes.size() >= 2;
+        for (size_t i = 1; i < lanes.size() && contiguous; ++i)
+          contiguous = a.addr[lanes[i]] - a.addr[lanes[i - 1]] == static_cast<int64_t>((lanes[i] - lanes[i - 1]) * a.elemSize);
+        if (contiguous && c.sectors <= (lanes.size() * a.elemSize + 31) / 32 + 1) continue;
       }
       c.ratio = c.sectors ? static_cast<double>(c.ideal) / c.sectors : 1.0;
       c.judged = c.random ? c.ratio : std::min(1.0, static_cast<double>(std::max(c.ideal, fullWarpIdeal)) / c.sectors);
