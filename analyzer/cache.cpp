@@ -1,8 +1,9 @@
 #include "analyzer/cache.h"
 
-#include <llvm/ADT/StringExtras.h>
+// LLVM's BLAKE3 through its C interface: the C++ wrapper would pull LLVM's C++ support code
+// into the launcher (see analyzer/CMakeLists.txt).
+#include <llvm-c/blake3.h>
 #include <llvm/Config/llvm-config.h>
-#include <llvm/Support/BLAKE3.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -14,6 +15,10 @@
 #include <sstream>
 #include <thread>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "analyzer/engine.h"
 #include "analyzer/frontend.h"
 
 #ifndef GPUOPT_VERSION_STRING
@@ -31,33 +36,59 @@ std::string defaultCacheDir() {
   return {};
 }
 
+namespace {
+// 128 bits of BLAKE3 over the parts, in hex.
+class Hasher {
+ public:
+  Hasher() { llvm_blake3_hasher_init(&h_); }
+  void update(std::string_view s) { llvm_blake3_hasher_update(&h_, s.data(), s.size()); }
+  std::string hex() const {
+    uint8_t out[16];
+    llvm_blake3_hasher_finalize(&h_, out, sizeof out);
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string s;
+    for (uint8_t b : out) {
+      s += digits[b >> 4];
+      s += digits[b & 15];
+    }
+    return s;
+  }
+
+ private:
+  llvm_blake3_hasher h_;
+};
+}  // namespace
+
 std::string hashText(std::string_view text) {
-  llvm::BLAKE3 h;
-  h.update(llvm::StringRef(text.data(), text.size()));
-  auto r = h.final<16>();
-  return llvm::toHex(r, /*LowerCase=*/true);
+  Hasher h;
+  h.update(text);
+  return h.hex();
+}
+
+std::string toolIdentityOf(const std::string& exePath) {
+  std::string s = std::string("gpuopt-lint ") + GPUOPT_VERSION_STRING + "; llvm " + LLVM_VERSION_STRING;
+  std::error_code ec;
+  fs::path exe = fs::canonical(exePath, ec);
+  if (!ec) {
+    auto size = fs::file_size(exe, ec);
+    auto t = fs::last_write_time(exe, ec);
+    if (!ec)
+      s += "; exe " + exe.string() + " " + std::to_string(size) + " " + std::to_string(t.time_since_epoch().count());
+  }
+  // The bundled headers are compiled into both the launcher and the analyzer: the same text.
+  static const std::string bundled = [] {
+    Hasher h;
+    for (const auto& [path, text] : bundledCudaHeaders()) {
+      h.update(path);
+      h.update(text);
+    }
+    return h.hex();
+  }();
+  return s + "; bundled " + bundled;
 }
 
 const std::string& toolIdentity() {
-  static const std::string id = [] {
-    std::string s = std::string("gpuopt-lint ") + GPUOPT_VERSION_STRING + "; llvm " + LLVM_VERSION_STRING;
-    std::error_code ec;
-    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
-      auto size = fs::file_size(exe, ec);
-      auto t = fs::last_write_time(exe, ec);
-      if (!ec)
-        s += "; exe " + exe.string() + " " + std::to_string(size) + " " +
-             std::to_string(t.time_since_epoch().count());
-    }
-    llvm::BLAKE3 h;
-    for (const auto& [path, text] : bundledCudaHeaders()) {
-      h.update(llvm::StringRef(path.data(), path.size()));
-      h.update(llvm::StringRef(text.data(), text.size()));
-    }
-    s += "; bundled " + llvm::toHex(h.final<16>(), true);
-    return s;
-  }();
+  static const std::string id = toolIdentityOf("/proc/self/exe");
   return id;
 }
 
@@ -110,8 +141,40 @@ std::optional<FileStamp> stampFile(const std::string& path, bool withHash) {
   return s;
 }
 
+namespace {
+std::optional<std::string> folderNames(const std::string& path, bool sourcesOnly) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return std::nullopt;
+  std::vector<std::string> names;
+  size_t n = 0;
+  for (auto it = fs::directory_iterator(path, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (++n > 2000) break;  // as far as findIncluders looks
+    if (sourcesOnly && (!it->is_regular_file(ec) || !isSourceExtension(it->path()))) continue;
+    names.push_back(it->path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  std::string all;
+  for (const auto& x : names) all += x + '\0';
+  return std::string(sourcesOnly ? "sources:" : "folder:") + hashText(all);
+}
+}  // namespace
+
+std::optional<FileStamp> stampFolder(const std::string& path, bool sourcesOnly) {
+  auto names = folderNames(path, sourcesOnly);
+  if (!names) return std::nullopt;
+  FileStamp s;
+  s.path = path;
+  s.hash = *names;
+  return s;
+}
+
 bool stampStillValid(const FileStamp& s) {
   std::error_code ec;
+  for (bool sourcesOnly : {false, true})
+    if (s.hash.rfind(sourcesOnly ? "sources:" : "folder:", 0) == 0) {
+      auto names = folderNames(s.path, sourcesOnly);
+      return names && *names == s.hash;
+    }
   uint64_t size = fs::file_size(s.path, ec);
   if (ec || size != s.size) return false;
   if (s.hash.empty()) {
@@ -120,6 +183,55 @@ bool stampStillValid(const FileStamp& s) {
   }
   auto text = readWhole(s.path);
   return text && hashText(*text) == s.hash;
+}
+
+std::string resultKey(const std::string& file, const AnalysisOptions& opts, const std::string& resourceDir,
+                      const std::string& cudaPath, const std::string& toolId) {
+  std::error_code ec;
+  const FrontendOptions& fo = opts.frontend;
+  std::string k = toolId + "\n" + fs::current_path(ec).string() + "\n" + resourceDir + "\n" + cudaPath + "\nfile:" + file + "\n";
+  k += fmt::format("frontend:{}|{}|{}|{}|{}|{}|{}\n", fo.compileCommandsDir, fo.cudaPath, fo.noCuda, fo.resourceDir,
+                   fo.gpuArch, fo.verbose, fo.maxFileBytes);
+  for (const auto& a : fo.extraArgs) k += "extra:" + a + '\0';
+  // What decides the parse command (engine.cpp commandFor): the compilation database's text,
+  // else the Makefile's flags; the project layout folders; then the command itself.
+  // (A database without an entry for the file falls back to the Makefile: both are in the key.)
+  if (std::string dir = findCompileCommandsDir(file, fo.compileCommandsDir); !dir.empty()) {
+    for (const char* name : {"compile_commands.json", "compile_flags.txt"}) {
+      fs::path p = fs::path(dir) / name;
+      if (auto text = readWhole(p.string())) k += "db:" + p.string() + " " + hashText(*text) + "\n";
+    }
+  }
+  std::string mk;
+  std::vector<std::string> flags = makefileFlags(file, &mk);
+  k += "make:" + mk + "\n";
+  auto layout = projectLayoutIncludeDirs(file);
+  for (const auto& d : layout) k += "layout:" + d + "\n";
+  for (const auto& a : buildParseCommand(file, fo, resourceDir, cudaPath, flags, layout).args) k += a + '\0';
+  k += fmt::format("\nrules:{}\nblock:{},{},{},{}\n", fmt::join(opts.enabledRules, ","), opts.model.blockX,
+                   opts.model.blockY, opts.model.blockZ, opts.model.blockDimGiven);
+  for (const auto& [name, value] : opts.model.ruleOptions) k += fmt::format("{}={}\n", name, value);
+  // Which included files are linted (--header-filter) and which other inputs may be includers.
+  k += "header-filter:" + (opts.headerFilter ? "=" + *opts.headerFilter : std::string("-")) + "\n";
+  for (const auto& o : opts.otherInputs) k += "input:" + o + "\n";
+  return hashText(k);
+}
+
+std::optional<FileAnalysis> cachedAnalysis(const std::string& file, const AnalysisOptions& opts,
+                                           const std::string& resourceDir, const std::string& cudaPath,
+                                           const std::string& toolId, std::string* key) {
+  if (opts.cache.dir.empty() || !opts.cache.results || !opts.overlays.empty()) return std::nullopt;
+  std::string k = resultKey(file, opts, resourceDir, cudaPath, toolId);
+  if (key) *key = k;
+  auto c = loadCachedResult(opts.cache.dir, file, k);
+  if (!c) return std::nullopt;
+  FileAnalysis fa;
+  fa.result = std::move(c->result);
+  fa.kernels = c->kernels;
+  fa.log = std::move(c->log);
+  fa.log.push_back(file + ": unchanged since the last run; findings from the result cache");
+  fa.fromCache = true;
+  return fa;
 }
 
 // --- serialisation ------------------------------------------------------------------------------

@@ -579,6 +579,7 @@ struct Parser {
   const std::vector<std::unique_ptr<Rule>>& rules;
   std::string resourceDir, cudaPath;
   bool preambleBuilt = false;
+  bool mayBuildPreamble = true;  // one preamble build (attempt) per analyzed file and run
 
   // The file system of a parse: the real one (with `<< <` launches joined), the bundled headers
   // in memory, and `extraPath` (the preamble's header) when given.
@@ -616,7 +617,7 @@ struct Parser {
     if (!cmd.bundledCuda && !opts.cache.dir.empty() && opts.cache.preamble && opts.overlays.empty()) {
       pre = getPreamble(opts.cache.dir, cmd.args, layoutDirs, file,
                         [&](const std::string& p, const std::string& t) { return fileSystem(p, t); },
-                        opts.frontend.verbose ? &preLog : nullptr);
+                        opts.frontend.verbose ? &preLog : nullptr, mayBuildPreamble);
       if (pre && pre->built) preambleBuilt = true;
     }
     ParseResult res = runOnce(file, cmd, layoutDirs, target, targetName, pre ? &*pre : nullptr);
@@ -701,36 +702,31 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
     }
     return pc;
   };
+  // The result cache: same key (options, tool, what decides the command) and every file the
+  // parse read unchanged. Looked up before the compilation database is parsed.
+  const bool useResults = !opts.cache.dir.empty() && opts.cache.results && opts.overlays.empty();
+  std::string key;
+  if (auto c = cachedAnalysis(file, opts, resourceDir, cudaPath, toolIdentity(), &key)) return std::move(*c);
   std::vector<std::string> layout;
   ParseCommand pc = commandFor(file, layout);
-
-  // The result cache: same command, options and tool, and every file the parse read unchanged.
-  const bool useResults = !opts.cache.dir.empty() && opts.cache.results && opts.overlays.empty();
-  std::string resultKey;
-  if (useResults) {
-    std::error_code ec;
-    std::string k = toolIdentity() + "\n" + fs::current_path(ec).string() + "\n" + resourceDir + "\n" + cudaPath + "\n";
-    for (const auto& a : pc.args) k += a + '\0';
-    k += fmt::format("\nrules:{}\nblock:{},{},{},{}\nmax:{}\nverbose:{}\n", fmt::join(opts.enabledRules, ","),
-                     opts.model.blockX, opts.model.blockY, opts.model.blockZ, opts.model.blockDimGiven,
-                     opts.frontend.maxFileBytes, opts.frontend.verbose);
-    for (const auto& [name, value] : opts.model.ruleOptions) k += fmt::format("{}={}\n", name, value);
-    // Which included files are linted (--header-filter) and which other inputs may be includers.
-    k += "header-filter:" + (opts.headerFilter ? "=" + *opts.headerFilter : std::string("-")) + "\n";
-    for (const auto& o : opts.otherInputs) k += "input:" + o + "\n";
-    resultKey = hashText(k);
-    if (auto c = loadCachedResult(opts.cache.dir, file, resultKey)) {
-      fa.result = std::move(c->result);
-      fa.kernels = c->kernels;
-      fa.log = std::move(c->log);
-      fa.log.push_back(file + ": unchanged since the last run; findings from the result cache");
-      fa.fromCache = true;
-      return fa;
-    }
-  }
   std::vector<std::pair<std::string, bool>> filesRead;  // by every parse made (the stored result's dependencies)
   std::vector<FileStamp> preambleDeps;
+  // A parse with errors may miss a header that a later run finds (the user adds it): the folders its
+  // includes are searched in become dependencies too (by time: adding a file changes it).
+  std::vector<std::string> searchFolders;
+  bool anyErrors = false;
+  auto searched = [&](const ParseCommand& c) {
+    for (size_t i = 0; i < c.args.size(); ++i)
+      for (const char* flag : {"-I", "-iquote", "-idirafter", "-isystem"}) {
+        std::string_view a = c.args[i], f = flag;
+        if (a == f && i + 1 < c.args.size()) searchFolders.push_back(c.args[i + 1]);
+        else if (a.size() > f.size() && a.substr(0, f.size()) == f && (f == "-I" || a[f.size()] == '='))
+          searchFolders.push_back(std::string(a.substr(f.size() + (f == "-I" ? 0 : 1))));
+      }
+  };
+  searched(pc);
   auto note = [&](const ParseResult& r) {
+    anyErrors = anyErrors || r.rawErrors > 0;
     filesRead.insert(filesRead.end(), r.filesRead.begin(), r.filesRead.end());
     if (r.preamble) preambleDeps.insert(preambleDeps.end(), r.preamble->deps.begin(), r.preamble->deps.end());
   };
@@ -750,9 +746,20 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
     }
   }
   std::string usedIncluder;
-  // A file analysed through the files that include it depends on the other files of its folders
-  // (which of them include it): such results are not stored.
-  bool cacheable = best.errorsInTarget == 0;
+  // A file tried through the files that include it depends on the other files of its folders
+  // (which of them include it), on what the includers' parses read and on their commands' sources:
+  // all of it becomes the stored result's dependencies.
+  IncluderScan scan;
+  std::vector<std::string> commandFiles;  // compile databases and Makefiles of the includers tried
+  auto triedIncluder = [&](const std::string& inc, const ParseResult& r) {
+    note(r);
+    if (std::string dir = findCompileCommandsDir(inc, opts.frontend.compileCommandsDir); !dir.empty())
+      for (const char* name : {"compile_commands.json", "compile_flags.txt"})
+        if (fs::exists(fs::path(dir) / name)) commandFiles.push_back((fs::path(dir) / name).string());
+    std::string mk;
+    makefileFlags(inc, &mk);
+    if (!mk.empty()) commandFiles.push_back(mk);
+  };
   if (best.errorsInTarget > 0) {
     // A kernel file that only compiles inside the file that includes it: analyse it there.
     std::vector<std::string> dbFiles;  // entries of the database (if any) are candidates too
@@ -760,12 +767,15 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
       std::string err;
       if (auto db = clang::tooling::CompilationDatabase::loadFromDirectory(dir, err)) dbFiles = db->getAllFiles();
     }
-    for (const auto& inc : findIncluders(file, opts.otherInputs, dbFiles)) {
+    for (const auto& inc : findIncluders(file, opts.otherInputs, dbFiles, 3, &scan)) {
       std::vector<std::string> incLayout;
       ParseCommand ipc = commandFor(inc, incLayout);
+      searched(ipc);
       ParseResult r = parser.run(inc, ipc, incLayout, file, file);
+      triedIncluder(inc, r);
       if (r.rawErrors && !ipc.bundledCuda && r.errorsInTarget) {
         ParseResult h = parser.run(inc, hostVariant(ipc), incLayout, file, file);
+        triedIncluder(inc, h);
         if (h.errorsInTarget < r.errorsInTarget) r = std::move(h);
       }
       std::string shown = relativePath(inc, fs::current_path().string());
@@ -781,19 +791,19 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
   } else if (best.assumedKernels > 0 && best.errorsInTarget == 0) {
     // Kernels with no launch in this file: a file that includes it (main.cu's `#include
     // "kernel.cu"`) may launch them, and its parse gives their block shapes.
-    for (const auto& inc : findIncluders(file, opts.otherInputs, {})) {
+    for (const auto& inc : findIncluders(file, opts.otherInputs, {}, 3, &scan)) {
       std::vector<std::string> incLayout;
       ParseCommand ipc = commandFor(inc, incLayout);
+      searched(ipc);
       ParseResult r = parser.run(inc, ipc, incLayout, file, file);
+      triedIncluder(inc, r);
       std::string shown = relativePath(inc, fs::current_path().string());
       if (r.consumed && r.errorsInTarget == 0 && r.kernels >= best.kernels && r.assumedKernels < best.assumedKernels) {
         fa.log.push_back(fmt::format("{}: {} of its kernels have no launch here; analysed as included by {}, which "
                                      "launches {}", file, best.assumedKernels, shown,
                                      best.assumedKernels - r.assumedKernels));
-        note(r);
         best = std::move(r);
         usedIncluder = shown;
-        cacheable = false;
         break;
       }
     }
@@ -849,7 +859,7 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
            std::tie(b.span.begin.file, b.span.begin.line, b.span.begin.col);
   });
   fa.preambleBuilt = parser.preambleBuilt;
-  if (useResults && cacheable) {
+  if (useResults) {
     // System headers (toolkit, Clang, the C++ library) are trusted by size and time; the project's
     // files are compared by content.
     std::sort(filesRead.begin(), filesRead.end());
@@ -861,7 +871,46 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
       else complete = false;
     }
     deps.insert(deps.end(), preambleDeps.begin(), preambleDeps.end());
-    if (complete) storeCachedResult(opts.cache.dir, file, resultKey, deps, CachedAnalysis{fa.result, fa.kernels, fa.log});
+    // The includer search: the source files its folders hold, the files it read by size and
+    // time, the includers' command sources by content. After errors, the names in the folders
+    // includes are searched in (a missing header that appears).
+    std::set<std::string> searchedIn;
+    if (anyErrors) {
+      std::vector<std::string> dirs = searchFolders;
+      for (const auto& [f, system] : filesRead)
+        if (!system) dirs.push_back(fs::path(f).parent_path().string());
+      auto excluded = excludedPrefixes(resourceDir, cudaPath);  // toolkit, Clang, bundled (in memory)
+      for (auto d : dirs) {
+        std::error_code ec;
+        d = fs::absolute(d.empty() ? std::string(".") : d, ec).lexically_normal().string();
+        if (ec || d.empty()) continue;
+        if (std::any_of(excluded.begin(), excluded.end(), [&](const std::string& p) { return d.rfind(p, 0) == 0; }))
+          continue;
+        // A folder that does not exist (yet): its parent's names tell when it appears.
+        while (!fs::is_directory(d, ec) && fs::path(d).has_parent_path() && fs::path(d).parent_path() != fs::path(d))
+          d = fs::path(d).parent_path().string();
+        if (d.size() > 1 && d.back() == '/') d.pop_back();
+        searchedIn.insert(d);
+      }
+    }
+    for (const auto& d : searchedIn) {
+      if (auto st = stampFolder(d, false)) deps.push_back(std::move(*st));
+      else complete = false;
+    }
+    for (const auto& d : std::set<std::string>(scan.folders.begin(), scan.folders.end())) {
+      if (auto st = stampFolder(d, true)) deps.push_back(std::move(*st));
+      else complete = false;
+    }
+    std::set<std::string> read(scan.files.begin(), scan.files.end());
+    for (const auto& f : read) {
+      if (auto st = stampFile(f, false)) deps.push_back(std::move(*st));
+      else complete = false;
+    }
+    for (const auto& f : std::set<std::string>(commandFiles.begin(), commandFiles.end())) {
+      if (auto st = stampFile(f, true)) deps.push_back(std::move(*st));
+      else complete = false;
+    }
+    if (complete) storeCachedResult(opts.cache.dir, file, key, deps, CachedAnalysis{fa.result, fa.kernels, fa.log});
   }
   return fa;
 }

@@ -49,6 +49,14 @@ struct FileAnalysis {
   bool preambleBuilt = false;    // a precompiled preamble was built for it (a cold run)
 };
 
+// The result cache's stored analysis of `file` when the file and everything its last analysis read
+// are unchanged and the key (resultKey) matches; nullopt otherwise, or when the options disable the
+// cache. Clang-free (analyzer/cache.cpp): analyzeFile and the launcher both look up through here.
+// `key` gets the key (empty when the cache is off).
+std::optional<FileAnalysis> cachedAnalysis(const std::string& file, const AnalysisOptions& opts,
+                                           const std::string& resourceDir, const std::string& cudaPath,
+                                           const std::string& toolId, std::string* key = nullptr);
+
 // The rules (rules/all_rules.h), one instance each.
 std::vector<std::unique_ptr<Rule>> registerAllRules();
 

@@ -366,7 +366,6 @@ std::vector<IncludeDirective> scanIncludes(const std::string& text) {
   return out;
 }
 
-namespace {
 bool isSourceExtension(const fs::path& p) {
   std::string ext = p.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
@@ -375,6 +374,7 @@ bool isSourceExtension(const fs::path& p) {
   return false;
 }
 
+namespace {
 std::string readSmallFile(const fs::path& p) {
   std::error_code ec;
   if (fs::file_size(p, ec) > (4u << 20) || ec) return {};
@@ -384,7 +384,7 @@ std::string readSmallFile(const fs::path& p) {
 }  // namespace
 
 std::vector<std::string> findIncluders(const std::string& target, const std::vector<std::string>& inputs,
-                                       const std::vector<std::string>& dbFiles, size_t max) {
+                                       const std::vector<std::string>& dbFiles, size_t max, IncluderScan* scanned) {
   std::error_code ec;
   auto canon = [&](const fs::path& p) { return fs::weakly_canonical(fs::absolute(p, ec), ec).string(); };
   // The candidates: given files first, then the folders around the target.
@@ -401,6 +401,7 @@ std::vector<std::string> findIncluders(const std::string& target, const std::vec
   for (const auto& f : dbFiles) addCand(f, 1);
   fs::path dir = fs::path(canon(target)).parent_path();
   for (int up = 0; up < 3 && !dir.empty(); ++up) {
+    if (scanned) scanned->folders.push_back(dir.string());
     size_t n = 0;
     for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
       if (++n > 2000) break;
@@ -415,9 +416,15 @@ std::vector<std::string> findIncluders(const std::string& target, const std::vec
   for (const auto& c : cands) {
     if (c == tgt) continue;
     std::string text = readSmallFile(c);
+    if (scanned) scanned->files.push_back(c);
     if (text.find("include") == std::string::npos) continue;
     fs::path cdir = fs::path(c).parent_path();
     auto layout = projectLayoutIncludeDirs(c);
+    if (scanned) {
+      // Where its includes resolve: a file added to one of these folders can change that.
+      scanned->folders.push_back(cdir.string());
+      scanned->folders.insert(scanned->folders.end(), layout.begin(), layout.end());
+    }
     for (const auto& inc : scanIncludes(text)) {
       std::vector<fs::path> tries = {cdir / inc.spelled};
       for (const auto& d : layout) tries.push_back(fs::path(d) / inc.spelled);

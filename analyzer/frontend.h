@@ -1,6 +1,7 @@
 // The front end: which compiler arguments each input is parsed with, and input checks.
 // The Clang-facing part lives in engine.cpp; this header is Clang-free.
 #pragma once
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,8 +74,17 @@ std::vector<IncludeDirective> scanIncludes(const std::string& text);
 // `#include` lines of: `inputs`, `dbFiles` (compile_commands.json entries), and the source files of
 // target's folder and of up to two folders above it. Outermost includers first (a file no other
 // candidate includes), then inputs and database entries before other files, .cu before the rest.
+// `scanned`, when given, gets what the answer depends on (the result cache's dependencies): the
+// folders listed and the files read.
+// Whether a path names a C, C++ or CUDA source or header (.cu .cuh .cpp .cc .cxx .c .h .hpp .hh .inl).
+bool isSourceExtension(const std::filesystem::path& p);
+
+struct IncluderScan {
+  std::vector<std::string> folders, files;
+};
 std::vector<std::string> findIncluders(const std::string& target, const std::vector<std::string>& inputs,
-                                       const std::vector<std::string>& dbFiles, size_t max = 3);
+                                       const std::vector<std::string>& dbFiles, size_t max = 3,
+                                       IncluderScan* scanned = nullptr);
 
 struct ParseCommand {
   std::vector<std::string> args;  // argv for the Clang driver, args[0] is the program

@@ -3,6 +3,7 @@
 // server both lint through here, so an editor shows what `gpuopt-lint FILE` prints.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,17 @@ struct LintEnvironment {
 // fingerprints are read from it.
 FileAnalysis lintFile(const std::string& file, const ResolvedOptions& opts, const LintEnvironment& env,
                       bool group, SourceCache& sources);
+
+// What lintFile does after the analysis (Clang-free, analyzer/lint_core.cpp): NOLINT comments,
+// per-rule severities, grouping of repeats, fingerprints.
+void finishLint(const std::string& file, const ResolvedOptions& opts, bool group, SourceCache& sources,
+                FileAnalysis& fa);
+
+// The launcher's lint of one file (no Clang loaded): the stored result of an unchanged file
+// (analyzeFile's own lookup: same key, same dependencies), finished as lintFile finishes it.
+// nullopt when the file has to be analysed. `toolId`: toolIdentityOf the analyzer that would run.
+std::optional<FileAnalysis> lintFromCache(const std::string& file, const ResolvedOptions& opts,
+                                          const std::string& resourceDir, const std::string& cudaPath,
+                                          const std::string& toolId, bool group, SourceCache& sources);
 
 }  // namespace gpuopt

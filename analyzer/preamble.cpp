@@ -218,7 +218,7 @@ void evict(const fs::path& dir, uintmax_t limit) {
 // Builds (or finds) the PCH of the forced includes plus `includes`.
 std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vector<std::string>& keyArgs,
                                     const std::vector<std::string>& includes, const MakeParseFS& makeFS,
-                                    std::vector<std::string>* log, std::string& whyNot) {
+                                    std::vector<std::string>* log, std::string& whyNot, bool& mayBuild) {
   std::error_code ec;
   std::string keyText = toolIdentity() + "\n" + fs::current_path(ec).string() + "\n";
   for (const auto& a : keyArgs) keyText += a + '\0';
@@ -245,6 +245,11 @@ std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vect
     }
   }
 
+  if (!mayBuild) {
+    whyNot = "not built yet: one preamble is built per file and run, this one on a later run";
+    return std::nullopt;
+  }
+  mayBuild = false;
   // Build it: the parse command with the preamble header as the input.
   auto t0 = Clock::now();
   fs::create_directories(dir, ec);
@@ -311,7 +316,7 @@ std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vect
 
 std::optional<Preamble> getPreamble(const std::string& cacheDir, const std::vector<std::string>& args,
                                     const std::vector<std::string>& layoutDirs, const std::string& file,
-                                    const MakeParseFS& makeFS, std::vector<std::string>* log) {
+                                    const MakeParseFS& makeFS, std::vector<std::string>* log, bool& mayBuild) {
   if (cacheDir.empty() || args.empty()) return std::nullopt;
   // The key: the command without the file and without the project-layout folders (searched last,
   // -idirafter, they cannot change which system header an include finds).
@@ -334,10 +339,10 @@ std::optional<Preamble> getPreamble(const std::string& cacheDir, const std::vect
   std::string whyNot;
   auto includes = leadingSystemIncludes(text);
   if (!includes.empty()) {
-    if (auto p = preambleFor(cacheDir, keyArgs, includes, makeFS, log, whyNot)) return p;
+    if (auto p = preambleFor(cacheDir, keyArgs, includes, makeFS, log, whyNot, mayBuild)) return p;
     if (log) log->push_back(file + ": preamble of its leading includes not used (" + whyNot + ")");
   }
-  if (auto p = preambleFor(cacheDir, keyArgs, {}, makeFS, log, whyNot)) return p;
+  if (auto p = preambleFor(cacheDir, keyArgs, {}, makeFS, log, whyNot, mayBuild)) return p;
   if (log) log->push_back(file + ": no preamble (" + whyNot + ")");
   return std::nullopt;
 }

@@ -46,10 +46,12 @@ using MakeParseFS = std::function<llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem
                                                                                   const std::string& text)>;
 
 // The preamble for parsing `file` with driver arguments `args` (file last); `layoutArgs` are the
-// -idirafter arguments left out of its key. Builds it when missing or stale. Nullopt when none can
-// be used (log says why when `log`).
+// -idirafter arguments left out of its key. Builds it when missing or stale, if `mayBuild` (which
+// any build attempt then clears: the analysis of one file builds at most one preamble per run, so
+// a cold run of a file parsed several times -- host-side retry, includers -- costs one build, and
+// later runs build the rest). Nullopt when none can be used (log says why when `log`).
 std::optional<Preamble> getPreamble(const std::string& cacheDir, const std::vector<std::string>& args,
                                     const std::vector<std::string>& layoutDirs, const std::string& file,
-                                    const MakeParseFS& makeFS, std::vector<std::string>* log);
+                                    const MakeParseFS& makeFS, std::vector<std::string>* log, bool& mayBuild);
 
 }  // namespace gpuopt

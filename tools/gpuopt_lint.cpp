@@ -1,5 +1,14 @@
-// gpuopt-lint: the command-line driver.
+// gpuopt-lint: the command-line driver. Built twice when Clang is there:
+// - gpuopt-lint-engine: everything (parse with Clang, analyse, report);
+// - gpuopt-lint (GPUOPT_LAUNCHER): links no Clang or LLVM shared library, so it starts in a few
+//   milliseconds. It answers what needs no analysis (--help, --version, --list-rules, --explain)
+//   and a lint whose every file is unchanged since the last run (the result cache), with the same
+//   output, exit status and summary as the analyzer; anything else runs the analyzer in its place
+//   (exec, same arguments).
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <atomic>
@@ -28,17 +37,42 @@
 #include "analyzer/output.h"
 #include "analyzer/engine.h"
 #include "analyzer/lint.h"
-#include "analyzer/lsp_server.h"
 #include "analyzer/profile_command.h"
+#if !GPUOPT_LAUNCHER
+#include "analyzer/lsp_server.h"
 #include "analyzer/rule.h"
 #endif
-#if GPUOPT_HAVE_CUDA
+#endif
+#if GPUOPT_HAVE_CUDA && !GPUOPT_LAUNCHER
 #include "kernels/demos.h"
 #endif
 
 using namespace gpuopt;
 
 namespace {
+
+#if GPUOPT_LAUNCHER
+// The analyzer this launcher runs: $GPUOPT_LINT_ENGINE, else gpuopt-lint-engine beside this
+// binary (the build folder), else ../libexec/gpuopt-lint/gpuopt-lint-engine (an installed tree).
+std::string analyzerPath() {
+  if (const char* e = std::getenv("GPUOPT_LINT_ENGINE"); e && *e) return e;
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+  std::filesystem::path beside = self / "gpuopt-lint-engine";
+  std::filesystem::path installed = self.parent_path() / "libexec" / "gpuopt-lint" / "gpuopt-lint-engine";
+  if (!std::filesystem::exists(beside, ec) && std::filesystem::exists(installed, ec)) return installed.string();
+  return beside.string();
+}
+
+// Replaces this process with the analyzer, same arguments (stdin, stdout and stderr stay).
+[[noreturn]] void runAnalyzer(char** argv) {
+  std::string path = analyzerPath();
+  execv(path.c_str(), argv);
+  std::cerr << "gpuopt-lint: error: cannot run the analyzer " << path << ": " << std::strerror(errno)
+            << " (reinstall gpuopt-lint, or set GPUOPT_LINT_ENGINE to the gpuopt-lint-engine binary)\n";
+  std::exit(2);
+}
+#endif
 
 int listRules() {
   for (const auto& r : allRuleInfos()) {
@@ -59,6 +93,7 @@ int explain(const std::string& id) {
   return 0;
 }
 
+#if !GPUOPT_LAUNCHER
 int demo(const CliOptions& o) {
 #if GPUOPT_HAVE_CUDA
   if (o.demo == "list") {
@@ -74,6 +109,7 @@ int demo(const CliOptions& o) {
   return 3;
 #endif
 }
+#endif
 
 }  // namespace
 
@@ -81,7 +117,11 @@ int main(int argc, char** argv) {
   const auto startTime = std::chrono::steady_clock::now();
   CliOptions o;
   std::string err;
-#if GPUOPT_HAVE_CLANG
+#if GPUOPT_LAUNCHER
+  if (argc > 1 && std::string_view(argv[1]) == "profile") runAnalyzer(argv);
+  bool profiling = false;
+  bool parsed = parseCommandLine(argc, argv, o, err);
+#elif GPUOPT_HAVE_CLANG
   // `gpuopt-lint profile ... -- COMMAND`: measure with Nsight Compute, lint, join (analyzer/profile*).
   bool profiling = argc > 1 && std::string_view(argv[1]) == "profile";
   profile::Command pc;
@@ -96,7 +136,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (o.help) {
-#if GPUOPT_HAVE_CLANG
+#if GPUOPT_HAVE_CLANG && !GPUOPT_LAUNCHER
     if (profiling) {
       std::cout << profile::profileUsage();
       return 0;
@@ -112,16 +152,26 @@ int main(int argc, char** argv) {
   }
   if (o.listRules) return listRules();
   if (!o.explain.empty()) return explain(o.explain);
+#if GPUOPT_LAUNCHER
+  // What the launcher leaves to the analyzer: the demos, the language server, a whole
+  // compilation database, changing files (--fix) or writing fixes, --dump-config.
+  if (!o.demo.empty() || o.lsp || o.files.empty() || o.fix || o.showFixes || !o.exportFixes.empty() || o.dumpConfig)
+    runAnalyzer(argv);
+#else
   if (!o.demo.empty()) return demo(o);
+#endif
 
 #if !GPUOPT_HAVE_CLANG
   std::cerr << "gpuopt-lint: error: this build has no analyzer (built without Clang 22); it can run --demo, "
                "--list-rules and --explain only. Build with clang-22/libclang-cpp22-dev to lint files.\n";
   return 2;
 #else
+#if !GPUOPT_LAUNCHER
   if (o.lsp) return runLanguageServer(o, std::cin, std::cout, std::cerr, GPUOPT_VERSION);
+#endif
   std::error_code ec;
   std::string cwd = std::filesystem::current_path(ec).string();
+#if !GPUOPT_LAUNCHER
   if (profiling) {
     int rc = profile::measure(pc, o, err);
     if (rc) {
@@ -139,6 +189,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+#endif
   // The preamble and result caches (--cache-dir, --no-cache).
   CacheOptions cache;
   if (!o.noCache) cache.dir = o.cacheDir.empty() ? defaultCacheDir() : o.cacheDir;
@@ -146,6 +197,9 @@ int main(int argc, char** argv) {
     std::error_code cec;
     std::filesystem::create_directories(cache.dir, cec);
     if (cec || access(cache.dir.c_str(), W_OK) != 0) {
+#if GPUOPT_LAUNCHER
+      runAnalyzer(argv);  // it says why
+#endif
       if (!o.cacheDir.empty()) {
         std::cerr << "gpuopt-lint: error: cache folder '" << o.cacheDir << "' cannot be written"
                   << (cec ? ": " + cec.message() : std::string()) << " (pass another --cache-dir, or --no-cache)\n";
@@ -155,6 +209,9 @@ int main(int argc, char** argv) {
       cache.dir.clear();
     }
   }
+#if GPUOPT_LAUNCHER
+  if (cache.dir.empty()) runAnalyzer(argv);  // --no-cache
+#endif
   // Configuration: .gpuopt-lint.yaml nearest to each file (command line wins).
   std::vector<FileResult> results(o.files.size());
   std::vector<ResolvedOptions> perFile(o.files.size());
@@ -168,13 +225,18 @@ int main(int argc, char** argv) {
     }
     perFile[i].analysis.otherInputs = o.files;
     perFile[i].analysis.cache = cache;
+#if !GPUOPT_LAUNCHER
     if (profiling) {
       perFile[i].analysis.model.profiledBlocks = profile::blockShapes(pc.profile);
       // The block shapes a profile recorded change the findings and are not part of the result
       // cache's key: a profile run does not read or store results (the header preamble still helps).
       perFile[i].analysis.cache.results = false;
     }
+#endif
   }
+#if GPUOPT_LAUNCHER
+  if (configError) runAnalyzer(argv);  // it reports the error with the other files' findings
+#endif
   if (o.dumpConfig) {
     ResolvedOptions r;
     std::string cerr;
@@ -193,17 +255,26 @@ int main(int argc, char** argv) {
   std::string resErr;
   std::string resourceDir = findResourceDir(o.frontend, resErr);
   if (resourceDir.empty()) {
+#if GPUOPT_LAUNCHER
+    runAnalyzer(argv);
+#endif
     std::cerr << "gpuopt-lint: error: " << resErr << "\n";
     return 2;
   }
   std::vector<std::string> cudaLog;
   std::string cudaPath = findCudaPath(o.frontend, &cudaLog);
+#if GPUOPT_LAUNCHER
+  // Every file must come from the result cache; the first that does not runs the analyzer.
+  const std::string engineId = toolIdentityOf(analyzerPath());
+  std::atomic<bool> miss{false};
+#else
   if (o.frontend.verbose)
     for (const auto& l : cudaLog) std::cerr << "gpuopt-lint: " << l << "\n";
   LintEnvironment env;
   env.rules = registerAllRules();
   env.resourceDir = resourceDir;
   env.cudaPath = cudaPath;
+#endif
 
   // Progress on a terminal for runs of several files (never on a pipe or a file).
   Progress progress(std::cerr, o.files.size(),
@@ -222,7 +293,17 @@ int main(int argc, char** argv) {
       }
       progress.started(o.files[i]);
       SourceCache sc;
+#if GPUOPT_LAUNCHER
+      if (miss) break;
+      std::optional<FileAnalysis> hit = lintFromCache(o.files[i], ro, resourceDir, cudaPath, engineId, !o.noGroup, sc);
+      if (!hit) {
+        miss = true;
+        break;
+      }
+      FileAnalysis fa = std::move(*hit);
+#else
       FileAnalysis fa = lintFile(o.files[i], ro, env, !o.noGroup, sc);
+#endif
       if (fa.fromCache) ++fromCache;
       if (fa.preambleBuilt) ++preamblesBuilt;
       results[i] = std::move(fa.result);
@@ -239,6 +320,13 @@ int main(int argc, char** argv) {
   worker();
   for (auto& t : pool) t.join();
   progress.clear();
+#if GPUOPT_LAUNCHER
+  if (miss) runAnalyzer(argv);
+  if (o.frontend.verbose) {
+    for (const auto& l : cudaLog) std::cerr << "gpuopt-lint: " << l << "\n";
+    std::cerr << "gpuopt-lint: every file unchanged: answered from the result cache without starting the analyzer\n";
+  }
+#endif
   if (o.frontend.verbose)
     for (auto& l : logs)
       for (auto& line : l) std::cerr << "gpuopt-lint: " << line << "\n";
@@ -279,6 +367,7 @@ int main(int argc, char** argv) {
     }
   }
 
+#if !GPUOPT_LAUNCHER
   if (profiling) {
     int rc = profile::joinAndTryFixes(pc, results, cwd, err);
     profile::finish(pc);
@@ -287,6 +376,7 @@ int main(int argc, char** argv) {
       return rc;
     }
   }
+#endif
 
   OutputContext oc;
   oc.cwd = cwd;

@@ -21,10 +21,21 @@ check_binary() {  # $1: the binary to test
   echo "$out"
   [ $rc -eq 1 ] || { echo "FAIL: $1 bad.cu exited $rc, expected 1"; exit 1; }
   grep -q "bad.cu:3:10: warning: uncoalesced global load" <<<"$out" || { echo "FAIL: no finding from $1"; exit 1; }
+  # The launcher found the installed analyzer (../libexec/gpuopt-lint) above; an unchanged file is
+  # then answered without it.
+  local cache; cache=$(mktemp -d "$work/cache.XXXX")
+  set +e
+  (cd "$work" && "$1" --verbose --cache-dir "$cache" bad.cu >/dev/null 2>&1)
+  out=$(cd "$work" && "$1" --verbose --cache-dir "$cache" bad.cu 2>&1); rc=$?
+  set -e
+  [ $rc -eq 1 ] && grep -q "without starting the analyzer" <<<"$out" || {
+    echo "$out"; echo "FAIL: $1 did not answer an unchanged file from the result cache"; exit 1; }
 }
 # cmake --install into a prefix.
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 [ -x "$work/prefix/bin/gpuopt-lint" ] || { echo "FAIL: cmake --install did not install bin/gpuopt-lint"; exit 1; }
+[ -x "$work/prefix/libexec/gpuopt-lint/gpuopt-lint-engine" ] || {
+  echo "FAIL: cmake --install did not install libexec/gpuopt-lint/gpuopt-lint-engine"; exit 1; }
 [ -f "$work/prefix/share/doc/gpuopt-lint/rules/bank-conflict.md" ] || { echo "FAIL: rule docs not installed"; exit 1; }
 check_binary "$work/prefix/bin/gpuopt-lint"
 # cpack: the .deb.

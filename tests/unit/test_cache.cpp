@@ -65,13 +65,22 @@ TEST(Cache, PreambleAndResultCacheChangeNoFindingOverSamplesAndFixtures) {
   EXPECT_TRUE(std::regex_search(warm.err, m, std::regex(R"(parsed with the preamble \S+ \([1-9][0-9]* leading includes\))")))
       << warm.err;
 
-  // Unchanged files: every result from the result cache, the same output.
+  // Unchanged files: every result from the result cache (the fixture with compile errors too),
+  // the same output, answered by the launcher alone (no analyzer started).
   RunResult cached = runLint("--verbose --cache-dir '" + cache + "' " + common);
   EXPECT_EQ(cached.rc, bare.rc);
   EXPECT_EQ(cached.out, bare.out) << "findings differ from the result cache";
-  // All but the fixture with compile errors in itself (analysed through its includers: not stored).
-  EXPECT_EQ(count(cached.err, "findings from the result cache"), files.size() - 1) << cached.err;
-  EXPECT_EQ(cached.err.find("compile_errors.cu: unchanged"), std::string::npos) << cached.err;
+  EXPECT_EQ(count(cached.err, "findings from the result cache"), files.size()) << cached.err;
+  EXPECT_NE(cached.err.find("compile_errors.cu: unchanged"), std::string::npos) << cached.err;
+  EXPECT_NE(cached.err.find("without starting the analyzer"), std::string::npos) << cached.err;
+  // Every output format of the launcher is the analyzer's, byte for byte.
+  for (const char* format : {"text", "sarif", "github"}) {
+    std::string other = std::string("--cuda-path /usr/local/cuda --no-group -j 2 --format ") + format + quoted(files);
+    RunResult analysed = runLint("--no-cache " + other);
+    RunResult served = runLint("--cache-dir '" + cache + "' " + other);
+    EXPECT_EQ(served.rc, analysed.rc) << format;
+    EXPECT_EQ(served.out, analysed.out) << format;
+  }
   fs::remove_all(cache);
 }
 
@@ -199,5 +208,97 @@ TEST(Cache, CacheFlagsAndAnUnwritableCacheFolder) {
   r = runLint("--no-cuda --no-cache '" + dir + "/k.cu'");
   EXPECT_EQ(r.rc, 0) << r.out << r.err;
   EXPECT_NE(r.err.find("0 findings in 1 file analysed (1 kernel) in "), std::string::npos) << r.err;
+  fs::remove_all(dir);
+}
+
+TEST(Cache, TheLauncherAnswersOnlyUnchangedFilesAndRunsTheAnalyzerForTheRest) {
+  std::string dir = tempDir("cache-launcher");
+  std::string cache = dir + "/cache";
+  writeFile(dir + "/stride.cuh", "#define STRIDE 1\n");
+  writeFile(dir + "/k.cu", "#include \"stride.cuh\"\n"
+                           "__global__ void k(float* a) { a[(blockIdx.x * blockDim.x + threadIdx.x) * STRIDE] = 1.f; }\n");
+  writeFile(dir + "/j.cu", "__global__ void j(float* a) { a[threadIdx.x * 32] = 1.f; }\n");
+  std::string args = "--no-cuda --verbose --block-dim 32 --cache-dir '" + cache + "' '" + dir + "/k.cu' '" + dir + "/j.cu'";
+  RunResult first = runLint(args);
+  ASSERT_EQ(first.rc, 1) << first.err;
+  EXPECT_EQ(first.err.find("without starting the analyzer"), std::string::npos) << first.err;
+  RunResult again = runLint(args);
+  EXPECT_EQ(again.rc, first.rc);
+  EXPECT_EQ(again.out, first.out);
+  EXPECT_NE(again.err.find("without starting the analyzer"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("2 unchanged (from the cache)"), std::string::npos) << again.err;
+
+  // One changed file (through its header): the analyzer runs, and serves the other from the cache.
+  writeFile(dir + "/stride.cuh", "#define STRIDE 4\n");
+  RunResult changed = runLint(args);
+  EXPECT_EQ(changed.err.find("without starting the analyzer"), std::string::npos) << changed.err;
+  EXPECT_NE(changed.err.find("1 unchanged (from the cache)"), std::string::npos) << changed.err;
+  EXPECT_NE(changed.out.find("k.cu:2"), std::string::npos) << changed.out;
+
+  // The analyzer cannot be run: a clear error, exit status 2 (its identity is part of the key, so
+  // another analyzer never reads this one's results).
+  RunResult missing = runLint(args, "", "GPUOPT_LINT_ENGINE='" + dir + "/nowhere'");
+  EXPECT_EQ(missing.rc, 2);
+  EXPECT_NE(missing.err.find("cannot run the analyzer " + dir + "/nowhere"), std::string::npos) << missing.err;
+  // What needs no analysis is answered without it.
+  RunResult version = runLint("--version", "", "GPUOPT_LINT_ENGINE='" + dir + "/nowhere'");
+  EXPECT_EQ(version.rc, 0);
+  EXPECT_NE(version.out.find("gpuopt-lint "), std::string::npos);
+  RunResult rules = runLint("--list-rules", "", "GPUOPT_LINT_ENGINE='" + dir + "/nowhere'");
+  EXPECT_EQ(rules.rc, 0);
+  EXPECT_NE(rules.out.find("bank-conflict"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(Cache, AFileWithCompileErrorsIsStoredAndAnalysedAgainWhenTheMissingHeaderAppears) {
+  std::string dir = tempDir("cache-missing-header");
+  std::string cache = dir + "/cache";
+  writeFile(dir + "/src/k.cu", "#include \"scale.h\"\n"
+                               "__global__ void k(float* a) { a[threadIdx.x * 32] = 1.f; }\n"
+                               "__global__ void u(float* a) { a[threadIdx.x] = SCALE; }\n");
+  std::string args = "--no-cuda --verbose --cache-dir '" + cache + "' '" + dir + "/src/k.cu'";
+  RunResult first = runLint(args);
+  EXPECT_NE(first.out.find("compile-error"), std::string::npos) << first.out << first.err;
+  RunResult again = runLint(args);
+  EXPECT_EQ(again.out, first.out);
+  EXPECT_NE(again.err.find("without starting the analyzer"), std::string::npos) << again.err;
+  // The header appears in the file's folder: the stored result is stale.
+  writeFile(dir + "/src/scale.h", "#define SCALE 2.f\n");
+  RunResult found = runLint(args);
+  EXPECT_EQ(found.err.find("from the result cache"), std::string::npos) << found.err;
+  EXPECT_EQ(found.out.find("compile-error"), std::string::npos) << found.out;
+  fs::remove_all(dir);
+}
+
+TEST(Cache, AResultThroughAnIncluderIsStoredAndFollowsTheIncluder) {
+  // kern.cu launches nothing; main.cu includes it and launches it with 32-thread blocks.
+  std::string dir = tempDir("cache-includer");
+  std::string cache = dir + "/cache";
+  writeFile(dir + "/kern.cu", "__global__ void k(float* a) {\n"
+                              "  if (threadIdx.x < 16) a[threadIdx.x] = 1.f;\n"
+                              "}\n");
+  auto mainWith = [&](int block) {
+    writeFile(dir + "/main.cu", "#include \"kern.cu\"\n"
+                                "int main() { float* a = nullptr; k<<<1, " + std::to_string(block) + ">>>(a); }\n");
+  };
+  mainWith(16);
+  std::string args = "--no-cuda --verbose --cache-dir '" + cache + "' '" + dir + "/kern.cu'";
+  RunResult first = runLint(args);
+  EXPECT_NE(first.err.find("analysed as included by"), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("kernel k: block 16x1x1"), std::string::npos) << first.err;
+  RunResult again = runLint(args);
+  EXPECT_EQ(again.out, first.out);
+  EXPECT_NE(again.err.find("without starting the analyzer"), std::string::npos) << again.err;
+  // The includer now launches 32-thread blocks: analysed again with them.
+  mainWith(32);
+  RunResult changed = runLint(args);
+  EXPECT_EQ(changed.err.find("from the result cache"), std::string::npos) << changed.err;
+  EXPECT_NE(changed.err.find("kernel k: block 32x1x1"), std::string::npos) << changed.err;
+  // A new file that includes it: the folder changed, analysed again.
+  RunResult stable = runLint(args);
+  EXPECT_NE(stable.err.find("from the result cache"), std::string::npos) << stable.err;
+  writeFile(dir + "/other.cu", "#include \"kern.cu\"\n");
+  RunResult added = runLint(args);
+  EXPECT_EQ(added.err.find("from the result cache"), std::string::npos) << added.err;
   fs::remove_all(dir);
 }

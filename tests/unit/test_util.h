@@ -32,14 +32,15 @@ inline void writeFile(const std::string& p, const std::string& text) {
 }
 
 // Runs `args` (shell words, already quoted where needed) with the binary; captures both streams.
-inline RunResult runLint(const std::string& args, const std::string& cwd = "") {
+// `env`: NAME='value' words set for the run.
+inline RunResult runLint(const std::string& args, const std::string& cwd = "", const std::string& env = "") {
   static int counter = 0;
   std::string errFile = (std::filesystem::temp_directory_path() / ("gpuopt-test-err-" + std::to_string(::getpid()) + "-" +
                                                                    std::to_string(counter++)))
                             .string();
   // The tests' cache (preambles, stored results) is theirs: in the build folder, never ~/.cache.
   std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + std::string("XDG_CACHE_HOME='") + GPUOPT_TEST_CACHE_DIR +
-                    "' '" + GPUOPT_LINT_BIN + "' " + args +
+                    "' " + env + " '" + GPUOPT_LINT_BIN + "' " + args +
                     " 2>'" + errFile + "'";
   RunResult r;
   FILE* p = popen(cmd.c_str(), "r");
