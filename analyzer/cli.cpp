@@ -204,7 +204,11 @@ bool parseCommandLine(const std::vector<std::string>& args, CliOptions& o, std::
         try {
           size_t pos = 0;
           long x = std::stol(parts[k], &pos);
-          if (pos != parts[k].size() || x <= 0 || x > 1024) throw 0;
+          if (pos != parts[k].size() || x <= 0) throw 0;
+          if (x > 1024) {
+            error = "--block-dim " + v + ": a block has at most 1024 threads (got " + parts[k] + " in one dimension)";
+            return false;
+          }
           o.blockDim[k] = static_cast<unsigned>(x);
           total *= static_cast<unsigned long long>(x);
         } catch (...) {

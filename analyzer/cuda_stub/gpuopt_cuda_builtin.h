@@ -261,6 +261,14 @@ template <class T> struct greater { __device__ T operator()(T a, T b) const { re
 template <class G, class T, class Op> __device__ T reduce(const G& g, T v, Op op);
 }  // namespace cooperative_groups
 
+// Device-side assert(): glibc's macro calls __assert_fail, which is a host function; the toolkit
+// (through Clang's CUDA wrapper) adds the device overload. Without it every kernel with an assert
+// was a compile error in this mode.
+extern "C" __device__ void __assertfail(const char* message, const char* file, unsigned line, const char* function,
+                                        size_t charSize);
+__device__ void __assert_fail(const char* message, const char* file, unsigned int line, const char* function);
+
 #include "gpuopt_legacy_cuda.h"
+#include "gpuopt_gpuverify.h"
 #include "gpuopt_nvcc_builtins.h"
 #endif

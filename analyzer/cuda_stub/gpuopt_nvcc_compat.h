@@ -41,4 +41,5 @@ __attribute__((host)) inline double min(double a, float b) { return min(a, stati
 // APIs CUDA 12 removed (texture references, cudaThread*), declared for old code.
 #include "gpuopt_legacy_cuda.h"
 #include "gpuopt_nvcc_builtins.h"
+#include "gpuopt_gpuverify.h"
 #endif

@@ -268,6 +268,8 @@ TEST(Cli, ParsesOptionsAndRejectsBadOnes) {
   bad({"--rules=no-such-rule"}, "unknown rule 'no-such-rule'");
   bad({"--block-dim", "0"}, "--block-dim");
   bad({"--block-dim", "64,64"}, "more than 1024");
+  // GPUVerify's test suite runs kernels with --blockDim=2048: not "positive integers" (it is one).
+  bad({"--block-dim", "2048"}, "at most 1024 threads (got 2048");
   bad({"--color", "sometimes"}, "--color");
   bad({"--dry-run"}, "--dry-run goes with --fix");
   bad({"-p"}, "needs a value");
