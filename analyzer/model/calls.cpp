@@ -70,10 +70,14 @@ Value Builder::groupMethod(GroupKind gk, clang::QualType t, const std::string& n
       Value bx = blockIndex(0), by = blockIndex(1);
       auto rank = [&](int64_t x, int64_t y, unsigned th) { return (x + gridRep(0) * y) * static_cast<int64_t>(N_) + th; };
       for (unsigned th = 0; th < N_; ++th) v.v[th] = rank(bx.v[th], by.v[th], th);
-      for (int k = 0; k < 3; ++k) {
-        v.alt[k].resize(N_);
-        for (unsigned th = 0; th < N_; ++th) v.alt[k][th] = rank(bx.alt[k][th], by.alt[k][th], th);
-      }
+      // Its values in other blocks only when the block indices carry theirs (block steps are off
+      // for an assumed block shape: there are none, and indexing them crashed).
+      if (hasAlts(bx) && hasAlts(by))
+        for (int k = 0; k < 3; ++k) {
+          v.alt[k].resize(N_);
+          const auto &ax = altOf(bx, k), &ay = altOf(by, k);
+          for (unsigned th = 0; th < N_; ++th) v.alt[k][th] = rank(ax[th], ay[th], th);
+        }
       v.symbolic = v.block = true;
     }
     return v;
