@@ -3,6 +3,7 @@
 #include <clang/AST/Stmt.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "analyzer/rule_context.h"
@@ -75,6 +76,11 @@ void PartialWarpBlockRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   // One thread per block (`<<<1, 1>>>`): a serial helper, an initialiser or a printing demo by
   // design, not a block-size choice; on real code every such finding was noise.
   if (threads == 1) return;
+  // A kernel that touches no global or shared memory (a printf demonstration of the thread
+  // indices, cuda-samples simplePrintf's 2x2x2 block) has no work for the idle lanes to slow down.
+  if (std::none_of(m.accesses().begin(), m.accesses().end(),
+                   [](const Access& a) { return a.space == MemSpace::Global || a.space == MemSpace::Shared; }))
+    return;
   if (!rc.inLintedFile(m.blockRange().getBegin())) return;
   unsigned warps = m.warps();
   unsigned idle = warps * 32 - threads;

@@ -46,6 +46,9 @@ GPUOPT_VEC(long long, longlong)
 struct uint1 { unsigned int x; };
 struct uint2 { unsigned int x, y; };
 struct uint4 { unsigned int x, y, z, w; };
+__host__ __device__ inline uint2 make_uint2(unsigned a, unsigned b) { return {a, b}; }
+__host__ __device__ inline uint3 make_uint3(unsigned a, unsigned b, unsigned c) { return {a, b, c}; }
+__host__ __device__ inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d) { return {a, b, c, d}; }
 
 enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorNoDevice = 100 };
 typedef enum cudaError cudaError_t;
@@ -267,6 +270,8 @@ template <class G, class T, class Op> __device__ T reduce(const G& g, T v, Op op
 extern "C" __device__ void __assertfail(const char* message, const char* file, unsigned line, const char* function,
                                         size_t charSize);
 __device__ void __assert_fail(const char* message, const char* file, unsigned int line, const char* function);
+// Device-side printf (the toolkit declares it in crt/common_functions.h).
+extern "C" __device__ int printf(const char* format, ...);
 
 #include "gpuopt_legacy_cuda.h"
 #include "gpuopt_gpuverify.h"

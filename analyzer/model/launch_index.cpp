@@ -1,6 +1,7 @@
 #include "analyzer/model/launch_index.h"
 
 #include <clang/AST/ExprCXX.h>
+#include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
 #include <fmt/format.h>
@@ -35,10 +36,84 @@ bool reassigned(const clang::VarDecl* vd) {
       if (u->isIncrementDecrementOp() && refers(u->getSubExpr())) found = true;
       return !found;
     }
+    // A class type's assignment (`threads = dim3(64, 1, 1)`, `= make_uint3(...)`) is an operator call.
+    bool VisitCXXOperatorCallExpr(clang::CXXOperatorCallExpr* c) {
+      if (c->isAssignmentOp() && c->getNumArgs() > 0 && refers(c->getArg(0))) found = true;
+      return !found;
+    }
   } f;
   f.v = vd;
   f.TraverseStmt(fn->getBody());
   return f.found;
+}
+
+// The expression whose value a local variable holds where `use` reads it: its initialiser when no
+// assignment can reach `use`, the right-hand side of the last assignment before `use` when that
+// assignment is a statement of a block enclosing `use` (so it always runs first), else nullptr (an
+// assignment in a branch or a loop around `use`: not one value). `dim3 threads(256); k<<<g,
+// threads>>>(); if (big) { threads = dim3(64); k2<<<g, threads>>>(); }` gives 256 for k, 64 for k2.
+const clang::Expr* valueAt(const clang::VarDecl* vd, const clang::Expr* use, clang::ASTContext& ctx) {
+  auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(vd->getDeclContext());
+  if (!fn || !fn->getBody() || !vd->hasInit()) return nullptr;
+  struct Finder : clang::RecursiveASTVisitor<Finder> {
+    const clang::VarDecl* v;
+    std::vector<std::pair<const clang::Stmt*, const clang::Expr*>> sets;  // statement, value (null: not one)
+    bool refers(const clang::Expr* e) const {
+      auto* d = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+      return d && d->getDecl() == v;
+    }
+    bool VisitBinaryOperator(clang::BinaryOperator* b) {
+      if (b->isAssignmentOp() && refers(b->getLHS()))
+        sets.push_back({b, b->getOpcode() == clang::BO_Assign ? b->getRHS() : nullptr});
+      return true;
+    }
+    bool VisitUnaryOperator(clang::UnaryOperator* u) {
+      if (u->isIncrementDecrementOp() && refers(u->getSubExpr())) sets.push_back({u, nullptr});
+      return true;
+    }
+    bool VisitCXXOperatorCallExpr(clang::CXXOperatorCallExpr* c) {
+      if (c->isAssignmentOp() && c->getNumArgs() > 1 && refers(c->getArg(0)))
+        sets.push_back({c, c->getOperator() == clang::OO_Equal ? c->getArg(1) : nullptr});
+      return true;
+    }
+  } f;
+  f.v = vd;
+  f.TraverseStmt(fn->getBody());
+  if (f.sets.empty()) return vd->getInit();
+  const auto& sm = ctx.getSourceManager();
+  // The statements enclosing `use`, innermost first, and whether a loop is among them.
+  std::vector<const clang::Stmt*> around;
+  for (clang::DynTypedNodeList ps = ctx.getParents(*use); !ps.empty();) {
+    const clang::Stmt* p = ps[0].get<clang::Stmt>();
+    if (!p) break;
+    around.push_back(p);
+    ps = ctx.getParents(*p);
+  }
+  auto encloses = [&](const clang::Stmt* outer, const clang::Stmt* inner) {
+    return sm.isPointWithin(inner->getBeginLoc(), outer->getBeginLoc(), outer->getEndLoc());
+  };
+  for (const clang::Stmt* a : around)
+    if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt, clang::CXXForRangeStmt>(a))
+      for (const auto& [st, val] : f.sets)
+        if (encloses(a, st)) return nullptr;  // assigned in a loop around the use: differs by iteration
+  const clang::Stmt* last = nullptr;
+  const clang::Expr* lastVal = nullptr;
+  for (const auto& [st, val] : f.sets)
+    if (sm.isBeforeInTranslationUnit(st->getBeginLoc(), use->getBeginLoc()) &&
+        (!last || sm.isBeforeInTranslationUnit(last->getBeginLoc(), st->getBeginLoc())))
+      last = st, lastVal = val;
+  if (!last) return vd->getInit();
+  if (!lastVal) return nullptr;
+  // It must be a statement of a block that encloses `use` (not inside an if or loop of its own).
+  // (Through the full expression around it: ExprWithCleanups when it makes temporaries.)
+  const clang::Stmt* parent = last;
+  do {
+    auto ps = ctx.getParents(*parent);
+    parent = ps.empty() ? nullptr : ps[0].get<clang::Stmt>();
+  } while (parent && llvm::isa<clang::ExprWithCleanups>(parent));
+  if (!parent || !llvm::isa<clang::CompoundStmt>(parent)) return nullptr;
+  if (std::find(around.begin(), around.end(), parent) == around.end()) return nullptr;
+  return lastVal;
 }
 
 // The kernel a function reference names: `k`, `&k`, `(void*)k`, `k<T>`, or a local variable never
@@ -139,7 +214,7 @@ bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[
     x = x->IgnoreImpCasts();
     if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(x))
       if (auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl()))
-        if (vd->hasInit() && !vd->getInit()->isValueDependent() && !reassigned(vd) && vd->getInit()->EvaluateAsInt(r, ctx)) {
+        if (const clang::Expr* v = valueAt(vd, dre, ctx); v && !v->isValueDependent() && v->EvaluateAsInt(r, ctx)) {
           out = static_cast<unsigned>(r.Val.getInt().getExtValue());
           return true;
         }
@@ -154,7 +229,7 @@ bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[
     }
     return n > 0 && dims[0] > 0;
   };
-  for (int depth = 0; depth < 4; ++depth) {
+  for (int depth = 0; depth < 8; ++depth) {
     e = strip(e);
     if (e->isInstantiationDependent() || e->getType().isNull()) return false;
     if (auto* c = llvm::dyn_cast<clang::CXXConstructExpr>(e)) {
@@ -166,12 +241,24 @@ bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[
       }
       return fromConstruct(c);
     }
+    // make_uint3(64, 1, 1) (a uint3 converted to dim3).
+    if (auto* call = llvm::dyn_cast<clang::CallExpr>(e); call && call->getDirectCallee() && call->getNumArgs() <= 3) {
+      std::string name = call->getDirectCallee()->getNameAsString();
+      if (name != "make_uint3" && name != "make_int3" && name != "make_dim3") return false;
+      for (unsigned k = 0; k < call->getNumArgs(); ++k)
+        if (!evalInt(call->getArg(k), dims[k])) return false;
+      return dims[0] > 0;
+    }
     if (auto* ice = llvm::dyn_cast<clang::ImplicitCastExpr>(e)) { e = ice->getSubExpr(); continue; }
     if (auto* fce = llvm::dyn_cast<clang::CXXFunctionalCastExpr>(e)) { e = fce->getSubExpr(); continue; }
     if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
       auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl());
       if (!vd || !vd->hasInit()) return false;
       if (vd->getType()->isIntegralOrEnumerationType()) return evalInt(e, dims[0]);
+      // Assigned a whole new shape after its declaration (HeCBench tpacf: `threads = make_uint3(NUMBINS,
+      // 1, 1)` in a branch): the value that reaches this launch, if it is one.
+      const clang::Expr* reaching = valueAt(vd, dre, ctx);
+      if (!reaching) return false;
       // `dim3 block; block.x = 16; block.y = 16;`: the members set one by one in its function.
       if (auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(vd->getDeclContext()); fn && fn->getBody()) {
         struct Members : clang::RecursiveASTVisitor<Members> {
@@ -191,13 +278,13 @@ bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[
         mem.v = vd;
         mem.TraverseStmt(fn->getBody());
         if (!mem.sets.empty()) {
-          if (!readBlockShape(vd->getInit(), ctx, dims)) dims[0] = 1, dims[1] = 1, dims[2] = 1;
+          if (!readBlockShape(reaching, ctx, dims)) dims[0] = 1, dims[1] = 1, dims[2] = 1;
           for (const auto& [axis, rhs] : mem.sets)  // in source order: the last one wins
             if (!evalInt(rhs, dims[axis])) return false;
           return dims[0] > 0;
         }
       }
-      e = vd->getInit();
+      e = reaching;
       continue;
     }
     if (e->getType()->isIntegralOrEnumerationType()) return evalInt(e, dims[0]);

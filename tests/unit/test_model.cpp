@@ -369,7 +369,7 @@ TEST(KernelModel, Dim3MembersSetOneByOne) {
   EXPECT_EQ(p.model->blockZ(), 1u);
 }
 
-TEST(KernelModel, AReassignedBlockSizeVariableIsNotTakenFromItsInitialiser) {
+TEST(KernelModel, AReassignedBlockSizeVariableGivesTheValueThatReachesTheLaunch) {
   // HeCBench segsort: `threads = 512; k1<<<g, threads>>>(); threads = 128; k2<<<g, threads>>>();`
   Parsed p = model(
       "__global__ void k(int* out) { out[threadIdx.x] = 1; }\n"
@@ -379,9 +379,28 @@ TEST(KernelModel, AReassignedBlockSizeVariableIsNotTakenFromItsInitialiser) {
       "  k<<<1, threads>>>(d);\n"
       "}\n");
   ASSERT_TRUE(p.model);
-  EXPECT_NE(p.model->blockX(), 512u) << "the initialiser is not the launch's value";
-  EXPECT_TRUE(p.model->blockAssumed());
-  EXPECT_NE(p.model->blockDescription().find("known only at run time"), std::string::npos) << p.model->blockDescription();
+  EXPECT_EQ(p.model->blockX(), 128u) << "the assignment before the launch, not the initialiser";
+  EXPECT_FALSE(p.model->blockAssumed());
+  // Assigned in a branch (HeCBench tpacf's dim3): not one value at the launch.
+  Parsed q = model(
+      "__global__ void k(int* out) { out[threadIdx.x] = 1; }\n"
+      "void host(int* d, int n) {\n"
+      "  dim3 threads(512);\n"
+      "  if (n > 64) threads = dim3(128);\n"
+      "  k<<<1, threads>>>(d);\n"
+      "}\n");
+  ASSERT_TRUE(q.model);
+  EXPECT_TRUE(q.model->blockAssumed());
+  EXPECT_NE(q.model->blockDescription().find("known only at run time"), std::string::npos) << q.model->blockDescription();
+  // Assigned in a loop around the launch: differs by iteration.
+  Parsed r = model(
+      "__global__ void k(int* out) { out[threadIdx.x] = 1; }\n"
+      "void host(int* d) {\n"
+      "  int threads = 512;\n"
+      "  for (int i = 0; i < 3; ++i) { k<<<1, threads>>>(d); threads = 64; }\n"
+      "}\n");
+  ASSERT_TRUE(r.model);
+  EXPECT_TRUE(r.model->blockAssumed());
 }
 
 TEST(KernelModel, BlockStepsOnlyWhenAskedForAndForAKnownShape) {
