@@ -76,10 +76,18 @@ void PartialWarpBlockRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   // One thread per block (`<<<1, 1>>>`): a serial helper, an initialiser or a printing demo by
   // design, not a block-size choice; on real code every such finding was noise.
   if (threads == 1) return;
-  // A kernel that touches no global or shared memory (a printf demonstration of the thread
+  // A kernel that touches no memory but its own (a printf demonstration of the thread
   // indices, cuda-samples simplePrintf's 2x2x2 block) has no work for the idle lanes to slow down.
-  if (std::none_of(m.accesses().begin(), m.accesses().end(),
-                   [](const Access& a) { return a.space == MemSpace::Global || a.space == MemSpace::Shared; }))
+  // Only when no parameter can carry an address either (all scalars): the model does not record
+  // every access through a pointer member of a struct parameter (HeCBench hadamard's 2-thread
+  // instantiations hold real work that way).
+  const auto* fn = m.kernel();
+  bool scalarParams = std::all_of(fn->param_begin(), fn->param_end(), [](const clang::ParmVarDecl* p) {
+    clang::QualType t = p->getType();
+    return t->isArithmeticType() || t->isEnumeralType();
+  });
+  if (scalarParams &&
+      std::all_of(m.accesses().begin(), m.accesses().end(), [](const Access& a) { return a.space == MemSpace::Local; }))
     return;
   if (!rc.inLintedFile(m.blockRange().getBegin())) return;
   unsigned warps = m.warps();
