@@ -48,13 +48,6 @@ class Builder : public LaneDomain {
   }
 
  private:
-  struct Frame {
-    const clang::FunctionDecl* fn = nullptr;
-    std::map<const clang::VarDecl*, Value> vars;
-    Mask returned;
-    Value ret;
-    bool hasRet = false;
-  };
   struct LoopState {
     Mask broken, continued;
   };
@@ -67,6 +60,21 @@ class Builder : public LaneDomain {
     const clang::Expr* expr = nullptr;
   };
 
+  struct Frame {
+    const clang::FunctionDecl* fn = nullptr;
+    std::map<const clang::VarDecl*, Value> vars;
+    Mask returned;
+    Value ret;
+    bool hasRet = false;
+    // The object a method or constructor runs on (`this`), when the model followed it.
+    Value thisPtr;
+    bool hasThis = false;
+    // References (parameters and `T& x = y` locals): the lvalue each is bound to.
+    std::map<const clang::VarDecl*, LVal> refs;
+    // A function returning a reference: the lvalue it returns (a member, `*this`, an element).
+    LVal retLVal;
+    bool hasRetLVal = false;
+  };
   // ---- values (evaluator.cpp) ----
   void normalize(Value& v, clang::QualType t) const;
   // A pointer stored into a variable of another pointer type takes that type's pointee: `volatile
@@ -104,6 +112,19 @@ class Builder : public LaneDomain {
   Value evalUnary(const clang::UnaryOperator* uo);
   Value evalConditional(const clang::AbstractConditionalOperator* co);
 
+  // ---- objects (per-thread structs: Local-space memory, evaluator.cpp) ----
+  // A per-thread variable or parameter of record type (not a cooperative group): a Local object
+  // whose members are Mem lvalues at their offsets, kept by storeLocal with their numbers.
+  bool isObjectVar(const clang::VarDecl* vd) const;
+  // Runs a constructor (or a copy) into the object `dst`.
+  void construct(const LVal& dst, const clang::CXXConstructExpr* cce);
+  // Copies the object `src` denotes into `dst` (a trivial copy or assignment): a recorded write of
+  // the value read; per-thread slots copied member by member.
+  Value copyObject(const LVal& dst, const clang::Expr* src);
+  // Initializes the object `dst` from `init` (a declaration's or parameter's initializer).
+  void initObject(const LVal& dst, const clang::Expr* init);
+  LVal objectAt(const Value& ptr, clang::QualType t, const clang::Expr* e) const;
+
   // ---- lvalues and memory (evaluator.cpp) ----
   LVal evalLValue(const clang::Expr* e);
   Value readVar(const clang::VarDecl* vd);
@@ -119,7 +140,17 @@ class Builder : public LaneDomain {
   Value groupMethod(GroupKind gk, clang::QualType t, const std::string& name, const clang::Expr* call, unsigned knownSize = 0);
   bool isSystem(const clang::Decl* d) const;
   Value evalCall(const clang::CallExpr* ce);
-  Value inlineCall(const clang::FunctionDecl* def, const clang::CallExpr* ce, const clang::Expr* obj);
+  // Inlines `def` called by `call` with `args` (reference parameters bound to the arguments'
+  // lvalues, by-value objects constructed from them) on the object `thisPtr` points to (methods,
+  // constructors: member initializers first). A function returning a reference leaves the lvalue
+  // it returns in lastRetLVal_ (for evalLValue of the call).
+  Value inlineCall(const clang::FunctionDecl* def, const clang::Expr* call, llvm::ArrayRef<const clang::Expr*> args,
+                   const Value* thisPtr);
+  // The object a method is called on: a pointer to it (`p->f()`, `obj.f()`), when followed.
+  std::optional<Value> objectPtr(const clang::Expr* obj, bool arrow);
+  // A call of any kind (function, method, operator): evaluated, inlined where it has a body.
+  Value evalCallLike(const clang::Expr* e);
+  Value evalOperatorCall(const clang::CXXOperatorCallExpr* oce);
 
   // ---- statements (walker.cpp) ----
   void recordBranch(const clang::Stmt* s, const clang::Expr* cond, const Value& c, bool thenWork, bool elseWork, bool isLoop, const Mask* cont = nullptr);
@@ -153,6 +184,9 @@ class Builder : public LaneDomain {
   // byte address, size) -> value (storeLocal).
   std::map<std::tuple<const clang::ValueDecl*, int64_t, unsigned>, Value> localMem_;
   bool blockSteps_ = true;
+  // The lvalue the last inlined reference-returning call returned, and that call.
+  LVal lastRetLVal_;
+  const clang::Expr* lastRetCall_ = nullptr;
   unsigned blockVariantDepth_ = 0;
   bool blockVariantAfter_ = false;
   void enterBlockVariant(bool variant, const clang::Stmt* paths) {

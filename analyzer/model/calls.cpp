@@ -1,5 +1,6 @@
 // Calls in the kernel model: __device__ functions inlined with the caller's arguments, barriers,
 // warp intrinsics, atomics and cooperative groups (see builder.h).
+#include <clang/AST/RecordLayout.h>
 #include <clang/Basic/SourceManager.h>
 
 #include "analyzer/model/builder.h"
@@ -41,10 +42,83 @@ Value Builder::evalMemberCall(const clang::CXXMemberCallExpr* mce) {
     for (const auto* a : mce->arguments()) eval(a);
     return groupMethod(gk, obj->getType(), name, mce, self.group);
   }
-  if (md && md->hasBody() && !isSystem(md)) return inlineCall(md, mce, obj);
+  if (md && md->hasBody() && !isSystem(md)) {
+    const clang::FunctionDecl* def = md->getDefinition() ? md->getDefinition() : md;
+    auto self = objectPtr(mce->getImplicitObjectArgument(), false);
+    std::vector<const clang::Expr*> args(mce->arg_begin(), mce->arg_end());
+    return inlineCall(def, mce, args, self ? &*self : nullptr);
+  }
+  std::vector<Value> v;
+  if (obj) v.push_back(eval(obj));
+  for (const auto* a : mce->arguments()) v.push_back(eval(a));
   Value r = unknown();
-  if (obj) r.data = eval(obj).data;
-  for (const auto* a : mce->arguments()) r.data = eval(a).data || r.data;
+  for (const auto& a : v) r.data = r.data || a.data;
+  // A library method (`__half::operator float()`) of the same object and arguments: the same value.
+  if (md && isSystem(md) && obj && name.find("rand") == std::string::npos && name.find("clock") == std::string::npos) {
+    std::vector<const Value*> ops;
+    for (const auto& a : v) ops.push_back(&a);
+    number(r, mix(0x43414c4cull, reinterpret_cast<uintptr_t>(md->getCanonicalDecl())), ops);  // "CALL"
+  }
+  return r;
+}
+
+std::optional<Value> Builder::objectPtr(const clang::Expr* obj, bool arrow) {
+  if (!obj) return std::nullopt;
+  if (arrow || obj->getType()->isPointerType()) {
+    Value p = eval(obj);
+    if (!p.isPtr) return std::nullopt;
+    return p;
+  }
+  LVal lv = evalLValue(obj);
+  if (lv.kind != LVal::Mem) return std::nullopt;
+  return lv.ptr;
+}
+
+Value Builder::evalCallLike(const clang::Expr* e) {
+  if (auto* mce = llvm::dyn_cast<clang::CXXMemberCallExpr>(e)) return evalMemberCall(mce);
+  // A kernel launched from device code starts a grid of its own: it is analysed as a kernel
+  // with its own launch shape, not inlined into this one.
+  if (auto* kc = llvm::dyn_cast<clang::CUDAKernelCallExpr>(e)) {
+    for (const auto* a : kc->arguments()) eval(a);
+    return unknown();
+  }
+  if (auto* oce = llvm::dyn_cast<clang::CXXOperatorCallExpr>(e)) return evalOperatorCall(oce);
+  return evalCall(llvm::cast<clang::CallExpr>(e));
+}
+
+// An overloaded operator: a trivial struct assignment copies the object (a recorded write); a user
+// operator with a body is inlined like a call (a member one on its left operand); a library one
+// is numbered from its operands.
+Value Builder::evalOperatorCall(const clang::CXXOperatorCallExpr* oce) {
+  const clang::FunctionDecl* fd = oce->getDirectCallee();
+  auto* md = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(fd);
+  if (md && (md->isCopyAssignmentOperator() || md->isMoveAssignmentOperator()) && oce->getNumArgs() == 2 &&
+      (md->isTrivial() || isSystem(md) || !md->hasBody())) {
+    LVal dst = evalLValue(oce->getArg(0));
+    Value v = copyObject(dst, oce->getArg(1));
+    lastRetLVal_ = dst;
+    lastRetCall_ = oce;
+    return v;
+  }
+  if (fd) {
+    const clang::FunctionDecl* def = fd->getDefinition();
+    if (def && def->hasBody() && !isSystem(def)) {
+      std::vector<const clang::Expr*> args(oce->arg_begin(), oce->arg_end());
+      if (!md) return inlineCall(def, oce, args, nullptr);
+      auto self = objectPtr(oce->getArg(0), false);
+      args.erase(args.begin());
+      return inlineCall(def, oce, args, self ? &*self : nullptr);
+    }
+  }
+  std::vector<Value> v;
+  for (const auto* a : oce->arguments()) v.push_back(eval(a));
+  Value r = unknown();
+  for (const auto& a : v) r.data = r.data || a.data;
+  if (fd && isSystem(fd) && !v.empty() && !oce->isAssignmentOp()) {
+    std::vector<const Value*> ops;
+    for (const auto& a : v) ops.push_back(&a);
+    number(r, mix(0x43414c4cull, reinterpret_cast<uintptr_t>(fd->getCanonicalDecl())), ops);  // "CALL"
+  }
   return r;
 }
 
@@ -270,7 +344,10 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
   }
   if (fd) {
     const clang::FunctionDecl* def = fd->getDefinition();
-    if (def && def->hasBody() && !isSystem(def)) return inlineCall(def, ce, nullptr);
+    if (def && def->hasBody() && !isSystem(def)) {
+      std::vector<const clang::Expr*> args(ce->arg_begin(), ce->arg_end());
+      return inlineCall(def, ce, args, nullptr);
+    }
   }
   auto v = args();
   for (const auto& a : v)  // it may write a per-thread array it gets a pointer to
@@ -287,36 +364,123 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
   return r;
 }
 
-Value Builder::inlineCall(const clang::FunctionDecl* def, const clang::CallExpr* ce, const clang::Expr* obj) {
-  std::vector<Value> argv;
-  unsigned first = llvm::isa<clang::CXXOperatorCallExpr>(ce) && llvm::isa<clang::CXXMethodDecl>(def) ? 1 : 0;
-  for (unsigned i = first; i < ce->getNumArgs(); ++i) argv.push_back(eval(ce->getArg(i)));
-  if (obj) eval(obj);
-  if (depth_ >= kMaxInlineDepth || !def->getBody()) return dataOf(unknown());
-  for (const auto& f : frames_)
-    if (f.fn == def) return dataOf(unknown());  // recursion
+Value Builder::inlineCall(const clang::FunctionDecl* def, const clang::Expr* call, llvm::ArrayRef<const clang::Expr*> args,
+                          const Value* thisPtr) {
+  bool recursive = false;
+  for (const auto& f : frames_) recursive = recursive || f.fn == def;
+  if (depth_ >= kMaxInlineDepth || !def->getBody() || recursive) {
+    for (const auto* a : args) eval(a);
+    return dataOf(unknown());
+  }
   Frame fr;
   fr.fn = def;
   fr.returned.assign(N_, 0);
   fr.ret = unknown();
-  for (unsigned i = 0; i < def->getNumParams() && i < argv.size(); ++i) {
-    Value v = argv[i];
-    if (def->getParamDecl(i)->getType()->isPointerType() && v.isPtr) {
-      clang::QualType pt = def->getParamDecl(i)->getType()->getPointeeType();
-      if (!pt->isIncompleteType() && !pt->isVoidType()) v.pointee = ctx_.getTypeSizeInChars(pt).getQuantity();
-      v.ptrVolatile = v.ptrVolatile || pt.isVolatileQualified();
+  if (thisPtr) {
+    fr.thisPtr = *thisPtr;
+    fr.hasThis = true;
+    if (auto* md = llvm::dyn_cast<clang::CXXMethodDecl>(def))
+      fr.thisPtr.pointee = ctx_.getTypeSizeInChars(ctx_.getCanonicalTagType(md->getParent())).getQuantity();
+  }
+  // The arguments, in the caller: a reference parameter is bound to its argument's lvalue (or to a
+  // copy of a temporary), a parameter of record type is an object constructed from its argument.
+  for (unsigned i = 0; i < args.size(); ++i) {
+    if (i >= def->getNumParams()) {
+      eval(args[i]);
+      continue;
     }
-    fr.vars[def->getParamDecl(i)] = v;
+    const clang::ParmVarDecl* pd = def->getParamDecl(i);
+    clang::QualType pt = pd->getType();
+    const clang::Expr* arg = strip(args[i]);
+    if (pt->isReferenceType()) {
+      clang::QualType rt = pt.getNonReferenceType();
+      if (arg->isGLValue()) {
+        LVal lv = evalLValue(arg);
+        if (lv.kind != LVal::None) fr.refs[pd] = lv;
+        continue;
+      }
+      if (rt->isRecordType() && !rt->isIncompleteType() && groupKind(rt) == GroupKind::None) {
+        forgetLocal(pd);  // a temporary object the reference is bound to
+        Value base = constant(0);
+        base.isPtr = true, base.base = pd, base.baseName = pd->getNameAsString(), base.space = MemSpace::Local;
+        LVal obj = objectAt(base, rt, arg);
+        initObject(obj, arg);
+        fr.refs[pd] = obj;
+        continue;
+      }
+      LVal lv;
+      lv.kind = LVal::Var;
+      lv.var = pd;
+      lv.expr = arg;
+      fr.refs[pd] = lv;
+      fr.vars[pd] = eval(arg);
+      continue;
+    }
+    if (isObjectVar(pd)) {
+      forgetLocal(pd);
+      Value base = constant(0);
+      base.isPtr = true, base.base = pd, base.baseName = pd->getNameAsString(), base.space = MemSpace::Local;
+      initObject(objectAt(base, pt, arg), arg);
+      fr.vars[pd] = unknown();
+      continue;
+    }
+    Value v = eval(args[i]);
+    if (pt->isPointerType() && v.isPtr) {
+      clang::QualType pte = pt->getPointeeType();
+      if (!pte->isIncompleteType() && !pte->isVoidType()) v.pointee = ctx_.getTypeSizeInChars(pte).getQuantity();
+      v.ptrVolatile = v.ptrVolatile || pte.isVolatileQualified();
+    }
+    fr.vars[pd] = v;
   }
   Mask entry = active_;
   ++depth_;
   frames_.push_back(std::move(fr));
+  // A constructor: its member and base initializers, on the object, before its body.
+  if (auto* cd = llvm::dyn_cast<clang::CXXConstructorDecl>(def); cd && frames_.back().hasThis) {
+    const auto& layout = ctx_.getASTRecordLayout(cd->getParent());
+    for (const auto* init : cd->inits()) {
+      if (!anyActive()) break;
+      const clang::Expr* ie = init->getInit();
+      Value p = frames_.back().thisPtr;
+      int64_t off = 0;
+      clang::QualType ft;
+      if (init->isMemberInitializer()) {
+        off = layout.getFieldOffset(init->getMember()->getFieldIndex()) / 8;
+        ft = init->getMember()->getType();
+      } else if (init->isBaseInitializer() && !init->isBaseVirtual()) {
+        auto* b = init->getBaseClass()->getAsCXXRecordDecl();
+        if (!b) { eval(ie); continue; }
+        off = layout.getBaseClassOffset(b).getQuantity();
+        ft = init->getTypeSourceInfo()->getType();
+      } else {
+        eval(ie);
+        continue;
+      }
+      if (p.known)
+        for (auto& x : p.v) x += off;
+      LVal f = objectAt(p, ft, ie);
+      if (ft->isRecordType()) initObject(f, ie);
+      else if (ft->isScalarType()) {
+        Value v = eval(ie);
+        normalize(v, ft);
+        retype(v, ft);
+        writeLVal(f, v);
+      } else {
+        eval(ie);
+        if (p.space == MemSpace::Local) forgetLocal(p.base);
+      }
+    }
+  }
   walk(def->getBody());
   Frame done = std::move(frames_.back());
   frames_.pop_back();
   --depth_;
   // Threads that returned come back to the caller (those that exited the kernel do not).
   for (unsigned t = 0; t < N_; ++t) active_[t] = entry[t] && alive_[t];
+  if (def->getReturnType()->isReferenceType()) {
+    lastRetLVal_ = done.hasRetLVal ? done.retLVal : LVal{};
+    lastRetCall_ = call;
+  }
   return done.hasRet ? done.ret : unknown();
 }
 }  // namespace gpuopt::model_detail

@@ -91,19 +91,19 @@ Value Builder::eval(const clang::Expr* e) {
   if (auto* bo = llvm::dyn_cast<clang::BinaryOperator>(e)) return evalBinary(bo);
   if (auto* uo = llvm::dyn_cast<clang::UnaryOperator>(e)) return evalUnary(uo);
   if (auto* co = llvm::dyn_cast<clang::AbstractConditionalOperator>(e)) return evalConditional(co);
-  if (auto* mce = llvm::dyn_cast<clang::CXXMemberCallExpr>(e)) return evalMemberCall(mce);
-  // A kernel launched from device code starts a grid of its own: it is analysed as a kernel
-  // with its own launch shape, not inlined into this one.
-  if (auto* kc = llvm::dyn_cast<clang::CUDAKernelCallExpr>(e)) {
-    for (const auto* a : kc->arguments()) eval(a);
-    return unknown();
-  }
-  if (auto* oce = llvm::dyn_cast<clang::CXXOperatorCallExpr>(e)) {
-    Value r = unknown();
-    for (const auto* a : oce->arguments()) r.data = eval(a).data || r.data;
+  if (llvm::isa<clang::CXXThisExpr>(e)) return frames_.back().hasThis ? frames_.back().thisPtr : unknown();
+  if (llvm::isa<clang::CallExpr>(e)) {
+    lastRetCall_ = nullptr;
+    Value r = evalCallLike(e);
+    // A call returning a reference, read: the value of the lvalue it returned.
+    if (e->isGLValue() && lastRetCall_ == e && lastRetLVal_.kind != LVal::None) {
+      LVal lv = lastRetLVal_;
+      lastRetCall_ = nullptr;
+      if (lv.kind == LVal::Var) return readVar(lv.var);
+      return e->getType()->isArrayType() ? decay(lv) : readMem(lv);
+    }
     return r;
   }
-  if (auto* ce = llvm::dyn_cast<clang::CallExpr>(e)) return evalCall(ce);
   if (llvm::isa<clang::ArraySubscriptExpr>(e) || llvm::isa<clang::MemberExpr>(e)) {
     LVal lv = evalLValue(e);
     if (lv.kind == LVal::Var) return readVar(lv.var);
@@ -115,10 +115,21 @@ Value Builder::eval(const clang::Expr* e) {
     return unknown();
   }
   if (auto* cce = llvm::dyn_cast<clang::CXXConstructExpr>(e)) {
+    // A temporary object: a trivial (or library) copy is the value copied.
+    auto* ctor = cce->getConstructor();
+    if (ctor && ctor->isCopyOrMoveConstructor() && cce->getNumArgs() >= 1 && (ctor->isTrivial() || isSystem(ctor) || !ctor->hasBody()))
+      return eval(cce->getArg(0));
     std::vector<Value> args;
     for (const auto* a : cce->arguments()) args.push_back(eval(a));
     if (args.size() == 1 && args[0].group) return args[0];  // a group copied or converted
-    return unknown();
+    // A library constructor (`__half(x)`, `float2(...)`): the same arguments make the same object.
+    Value r = unknown();
+    if (ctor && !args.empty() && (isSystem(ctor) || !ctor->hasBody())) {
+      std::vector<const Value*> ops;
+      for (const auto& a : args) ops.push_back(&a), r.data = r.data || a.data;
+      number(r, mix(0x43544f52ull, reinterpret_cast<uintptr_t>(ctor->getCanonicalDecl())), ops);  // "CTOR"
+    }
+    return r;
   }
   if (auto* ile = llvm::dyn_cast<clang::InitListExpr>(e)) {
     for (const auto* a : ile->inits()) eval(a);
@@ -588,7 +599,7 @@ Builder::LVal Builder::evalLValue(const clang::Expr* e) {
     if (vd->hasAttr<clang::CUDASharedAttr>()) sp = MemSpace::Shared;
     else if (vd->hasAttr<clang::CUDAConstantAttr>()) sp = MemSpace::Constant;
     else if (vd->hasAttr<clang::CUDADeviceAttr>() && vd->hasGlobalStorage()) sp = MemSpace::Global;
-    else if (vd->getType()->isArrayType() && vd->isLocalVarDecl()) sp = MemSpace::Local;
+    else if ((vd->getType()->isArrayType() && vd->isLocalVarDecl()) || isObjectVar(vd)) sp = MemSpace::Local;
     if (sp != MemSpace::Unknown) {
       lv.kind = LVal::Mem;
       lv.ptr = constant(0);
@@ -600,7 +611,11 @@ Builder::LVal Builder::evalLValue(const clang::Expr* e) {
       lv.ptr.pointee = lv.size;
       return lv;
     }
-    if (vd->getType()->isReferenceType()) return lv;  // references: not followed
+    if (vd->getType()->isReferenceType()) {  // the lvalue it is bound to (innermost frame first)
+      for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
+        if (auto f = it->refs.find(vd); f != it->refs.end()) return f->second;
+      return lv;
+    }
     lv.kind = LVal::Var;
     lv.var = vd;
     return lv;
@@ -692,8 +707,127 @@ Builder::LVal Builder::evalLValue(const clang::Expr* e) {
     }
   }
   if (auto* ice = llvm::dyn_cast<clang::ImplicitCastExpr>(e)) return evalLValue(ice->getSubExpr());
+  if (llvm::isa<clang::CallExpr>(e) && e->isGLValue()) {  // a call returning a reference
+    lastRetCall_ = nullptr;
+    evalCallLike(e);
+    if (lastRetCall_ == e) {
+      lastRetCall_ = nullptr;
+      return lastRetLVal_;
+    }
+    return lv;
+  }
   eval(e);
   return lv;
+}
+
+bool Builder::isObjectVar(const clang::VarDecl* vd) const {
+  clang::QualType t = vd->getType();
+  if (!t->isRecordType() || t->isIncompleteType() || groupKind(t) != GroupKind::None) return false;
+  return vd->isLocalVarDecl() || llvm::isa<clang::ParmVarDecl>(vd);
+}
+
+Builder::LVal Builder::objectAt(const Value& ptr, clang::QualType t, const clang::Expr* e) const {
+  LVal lv;
+  lv.kind = LVal::Mem;
+  lv.ptr = ptr;
+  lv.expr = e;
+  lv.size = t->isIncompleteType() ? 1 : static_cast<unsigned>(ctx_.getTypeSizeInChars(t).getQuantity());
+  return lv;
+}
+
+void Builder::initObject(const LVal& dst, const clang::Expr* init) {
+  if (!init) return;
+  init = strip(init);
+  if (auto* ce = llvm::dyn_cast<clang::CastExpr>(init); ce && ce->getCastKind() == clang::CK_ConstructorConversion)
+    return initObject(dst, ce->getSubExpr());
+  if (auto* fc = llvm::dyn_cast<clang::CXXFunctionalCastExpr>(init); fc && fc->getCastKind() == clang::CK_ConstructorConversion)
+    return initObject(dst, fc->getSubExpr());
+  if (auto* cce = llvm::dyn_cast<clang::CXXConstructExpr>(init)) return construct(dst, cce);
+  if (auto* ile = llvm::dyn_cast<clang::InitListExpr>(init)) {
+    auto* rd = ile->getType()->getAsRecordDecl();
+    auto* crd = llvm::dyn_cast_or_null<clang::CXXRecordDecl>(rd);
+    if (rd && ile->getNumInits() == 1 && ile->getInit(0)->getType()->getAsRecordDecl() == rd)
+      return initObject(dst, ile->getInit(0));  // `T x{y}`: a copy
+    if (!rd || rd->isUnion() || (crd && crd->getNumBases()) || dst.kind != LVal::Mem) {
+      for (const auto* a : ile->inits()) eval(a);
+      if (dst.kind == LVal::Mem && dst.ptr.space == MemSpace::Local) forgetLocal(dst.ptr.base);
+      return;
+    }
+    const auto& layout = ctx_.getASTRecordLayout(rd);
+    unsigned i = 0;
+    for (const auto* fd : rd->fields()) {
+      if (i >= ile->getNumInits()) break;
+      const clang::Expr* fi = ile->getInit(i++);
+      Value p = dst.ptr;
+      int64_t off = layout.getFieldOffset(fd->getFieldIndex()) / 8;
+      if (p.known)
+        for (auto& x : p.v) x += off;
+      LVal f = objectAt(p, fd->getType(), fi);
+      f.expr = dst.expr;
+      if (fd->getType()->isRecordType()) initObject(f, fi);
+      else if (fd->getType()->isScalarType()) {
+        Value v = eval(fi);
+        normalize(v, fd->getType());
+        retype(v, fd->getType());
+        writeLVal(f, v);
+      } else {
+        eval(fi);
+      }
+    }
+    return;
+  }
+  if (init->isGLValue()) {
+    copyObject(dst, init);
+    return;
+  }
+  writeLVal(dst, eval(init));  // an object made by a call (returned by value)
+}
+
+void Builder::construct(const LVal& dst, const clang::CXXConstructExpr* cce) {
+  auto* ctor = cce->getConstructor();
+  if (!ctor) return;
+  if (ctor->isCopyOrMoveConstructor() && cce->getNumArgs() >= 1 && (ctor->isTrivial() || isSystem(ctor) || !ctor->hasBody())) {
+    copyObject(dst, cce->getArg(0));
+    return;
+  }
+  const clang::FunctionDecl* def = nullptr;
+  if (ctor->hasBody(def) && def && !isSystem(def) && dst.kind == LVal::Mem) {
+    std::vector<const clang::Expr*> args(cce->arg_begin(), cce->arg_end());
+    inlineCall(def, cce, args, &dst.ptr);
+    return;
+  }
+  Value r = eval(cce);  // a library constructor: numbered from its arguments
+  if (cce->getNumArgs() == 0) return;  // default-initialized: no value known
+  writeLVal(dst, r);
+}
+
+Value Builder::copyObject(const LVal& dst, const clang::Expr* srcE) {
+  srcE = strip(srcE);
+  if (!srcE->isGLValue()) {
+    Value v = eval(srcE);
+    writeLVal(dst, v);
+    return v;
+  }
+  LVal src = evalLValue(srcE);
+  Value v = src.kind == LVal::Var ? readVar(src.var) : src.kind == LVal::Mem ? readMem(src) : unknown();
+  // The source's per-thread slots (members stored one by one), to copy member by member.
+  std::vector<std::tuple<int64_t, unsigned, Value>> parts;
+  if (src.kind == LVal::Mem && src.ptr.space == MemSpace::Local)
+    if (const int64_t* sa = localAddress(src))
+      for (auto it = localMem_.lower_bound({src.ptr.base, *sa, 0}); it != localMem_.end() && std::get<0>(it->first) == src.ptr.base &&
+                                                                   std::get<1>(it->first) < *sa + src.size; ++it)
+        if (std::get<1>(it->first) + std::get<2>(it->first) <= *sa + src.size)
+          parts.emplace_back(std::get<1>(it->first) - *sa, std::get<2>(it->first), it->second);
+  writeLVal(dst, v);  // the recorded write of the whole object
+  if (dst.kind == LVal::Mem && dst.ptr.space == MemSpace::Local && localAddress(dst))
+    for (auto& [off, size, val] : parts) {
+      if (off == 0 && size == dst.size) continue;  // the whole: stored above
+      LVal p = dst;
+      for (auto& x : p.ptr.v) x += off;
+      p.size = size;
+      storeLocal(p, val);
+    }
+  return v;
 }
 
 Value Builder::readVar(const clang::VarDecl* vd) {
@@ -814,6 +948,9 @@ Value Builder::readMem(const LVal& lv) {
 
 void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, const Value* stored) {
   if (!anyActive()) return;
+  // Members of per-thread objects (registers): kept by storeLocal, not accesses rules look at.
+  if (lv.ptr.space == MemSpace::Local)
+    if (auto* vd = llvm::dyn_cast_or_null<clang::VarDecl>(lv.ptr.base); vd && vd->getType()->isRecordType()) return;
   Access a;
   a.expr = lv.expr;
   a.base = lv.ptr.base;

@@ -74,6 +74,29 @@ void Builder::walk(const clang::Stmt* s) {
       auto* vd = llvm::dyn_cast<clang::VarDecl>(d);
       if (!vd || vd->hasAttr<clang::CUDASharedAttr>() || vd->isStaticLocal()) continue;
       forgetLocal(vd);  // a per-thread array (re)declared: no element holds a value yet
+      if (vd->getType()->isReferenceType()) {
+        // `T& x = y`: bound to y's lvalue (a temporary: to a copy of its value).
+        const clang::Expr* init = vd->hasInit() ? strip(vd->getInit()) : nullptr;
+        if (init && init->isGLValue()) {
+          LVal lv = evalLValue(init);
+          if (lv.kind != LVal::None) frames_.back().refs[vd] = lv;
+          else frames_.back().refs.erase(vd);
+          continue;
+        }
+        LVal lv;
+        lv.kind = LVal::Var;
+        lv.var = vd;
+        frames_.back().refs[vd] = lv;
+        frames_.back().vars[vd] = init ? eval(init) : unknown();
+        continue;
+      }
+      if (isObjectVar(vd)) {  // a per-thread object: constructed in place
+        Value base = constant(0);
+        base.isPtr = true, base.base = vd, base.baseName = vd->getNameAsString(), base.space = MemSpace::Local;
+        if (vd->hasInit()) initObject(objectAt(base, vd->getType(), vd->getInit()), vd->getInit());
+        frames_.back().vars[vd] = unknown();
+        continue;
+      }
       Value v = vd->hasInit() ? eval(vd->getInit()) : unknown();
       if (vd->getType()->isIntegralOrEnumerationType()) normalize(v, vd->getType());
       retype(v, vd->getType());
@@ -119,7 +142,21 @@ void Builder::walk(const clang::Stmt* s) {
   }
   if (auto* ss = llvm::dyn_cast<clang::SwitchStmt>(s)) return walkSwitch(ss);
   if (auto* rs = llvm::dyn_cast<clang::ReturnStmt>(s)) {
-    Value v = rs->getRetValue() ? eval(rs->getRetValue()) : unknown();
+    Frame& f0 = frames_.back();
+    const bool refRet = frames_.size() > 1 && f0.fn && f0.fn->getReturnType()->isReferenceType() && rs->getRetValue();
+    Value v = unknown();
+    if (refRet) {
+      // A reference returned: the lvalue (per thread, from every return that some thread takes).
+      LVal lv = evalLValue(rs->getRetValue());
+      Frame& f = frames_.back();
+      if (!f.hasRetLVal) f.retLVal = lv, f.hasRetLVal = true;
+      else if (lv.kind == LVal::Mem && f.retLVal.kind == LVal::Mem && lv.ptr.base == f.retLVal.ptr.base && lv.size == f.retLVal.size)
+        assignMasked(f.retLVal.ptr, lv.ptr);
+      else if (!(lv.kind == LVal::Var && f.retLVal.kind == LVal::Var && lv.var == f.retLVal.var))
+        f.retLVal.kind = LVal::None;
+    } else if (rs->getRetValue()) {
+      v = eval(rs->getRetValue());
+    }
     Frame& f = frames_.back();
     if (frames_.size() == 1) {
       for (unsigned t = 0; t < N_; ++t)
