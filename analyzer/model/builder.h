@@ -131,6 +131,7 @@ class Builder : public LaneDomain {
   void writeVar(const clang::VarDecl* vd, const Value& v);
   void writeLVal(const LVal& lv, const Value& v);
   Value readMem(const LVal& lv);
+  Value readLocalPart(const LVal& lv, int64_t addr);
   void recordAccess(const LVal& lv, bool read, bool write, bool atomic, const Value* stored);
 
   // ---- calls, intrinsics, cooperative groups (calls.cpp) ----

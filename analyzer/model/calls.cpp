@@ -352,14 +352,41 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
   auto v = args();
   for (const auto& a : v)  // it may write a per-thread array it gets a pointer to
     if (a.isPtr && a.space == MemSpace::Local) forgetLocal(a.base);
+  // ... or a per-thread object or variable it gets a non-const reference to (a function whose
+  // body Clang could not instantiate): no value known after it.
+  for (unsigned i = 0; fd && i < ce->getNumArgs() && i < fd->getNumParams(); ++i) {
+    clang::QualType pt = fd->getParamDecl(i)->getType();
+    if (!pt->isReferenceType() || pt.getNonReferenceType().isConstQualified()) continue;
+    const clang::Expr* a = strip(ce->getArg(i));
+    auto* uo = llvm::dyn_cast<clang::UnaryOperator>(a);
+    if (!llvm::isa<clang::DeclRefExpr>(a) && !(uo && uo->getOpcode() == clang::UO_Deref && llvm::isa<clang::CXXThisExpr>(strip(uo->getSubExpr()))))
+      continue;
+    LVal lv = evalLValue(a);
+    if (lv.kind == LVal::Var) writeVar(lv.var, unknown());
+    else if (lv.kind == LVal::Mem && lv.ptr.space == MemSpace::Local) forgetLocal(lv.ptr.base);
+  }
   Value r = unknown();  // a library or undefined function: data only if its inputs are
   for (const auto& a : v) r.data = r.data || a.data;
   // A math function of the toolkit (sqrtf, fmaxf, __expf, ...) of the same arguments is the same value.
   if (fd && isSystem(fd) && !v.empty() && name.rfind("rand", 0) == std::string::npos &&
       name.rfind("curand", 0) == std::string::npos && name.find("clock") == std::string::npos) {
     std::vector<const Value*> ops;
-    for (const auto& a : v) ops.push_back(&a);
-    number(r, mix(0x43414c4cull, reinterpret_cast<uintptr_t>(fd->getCanonicalDecl())), ops);  // "CALL"
+    for (unsigned i = 0; i < v.size(); ++i)  // the inputs (not the pointers it writes through)
+      if (!v[i].isPtr && !ce->getArg(i)->getType()->isPointerType()) ops.push_back(&v[i]);
+    const uint64_t what = mix(0x43414c4cull, reinterpret_cast<uintptr_t>(fd->getCanonicalDecl()));  // "CALL"
+    number(r, what, ops);
+    // Its outputs through pointers to scalar variables (`__sincosf(x, &s, &c)`): numbered the same way.
+    for (unsigned i = 0; i < ce->getNumArgs(); ++i)
+      if (auto* uo = llvm::dyn_cast<clang::UnaryOperator>(strip(ce->getArg(i))); uo && uo->getOpcode() == clang::UO_AddrOf)
+        if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(strip(uo->getSubExpr())))
+          if (auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl()); vd && vd->getType()->isScalarType() && !vd->getType()->isPointerType()) {
+            LVal lv = evalLValue(dre);
+            if (lv.kind != LVal::Var) continue;
+            Value out = unknown();
+            out.data = r.data;
+            number(out, mix(what, i), ops);
+            writeVar(vd, out);
+          }
   }
   return r;
 }

@@ -54,6 +54,12 @@ Value Builder::paramValue(const clang::ParmVarDecl* p) {
     v.param = true;
     return v;
   }
+  if (t->isRealFloatingType()) {  // one value for the whole grid, its own for each parameter
+    Value v = unknown();
+    v.same = true;
+    v.tag.assign(N_, mix(0x5041524dull, reinterpret_cast<uintptr_t>(p)));  // "PARM"
+    return v;
+  }
   return unknown();
 }
 
@@ -466,6 +472,8 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
         for (unsigned t = 0; t < N_; ++t)
           if (active_[t] && ((a.v[t] != 0) == (op == BO::BO_LAnd))) { r.known = false; break; }
     }
+    // Not known: equal operands give an equal result.
+    if (!r.known) number(r, mix(0x4c4f474943ull, op), {&a, &b});  // "LOGIC"
     return r;
   }
   if (bo->isAssignmentOp()) return evalAssign(bo);
@@ -583,6 +591,10 @@ Value Builder::evalConditional(const clang::AbstractConditionalOperator* co) {
   if (!r.known && c.known && !r.isPtr) {  // each thread's arm, numbered
     r.tag.assign(N_, 0);
     for (unsigned t = 0; t < N_; ++t) r.tag[t] = laneNumber(c.v[t] ? a : b, t);
+  } else if (!r.known && !r.isPtr) {
+    // An unknown condition: every thread evaluated both arms; equal conditions and arms select
+    // equal values.
+    number(r, 0x53454cull, {&c, &a, &b});  // "SEL"
   }
   return r;
 }
@@ -881,13 +893,34 @@ void Builder::storeLocal(const LVal& lv, const Value& v) {
     forgetLocal(lv.ptr.base);
     return;
   }
-  // A store overlapping other elements of another size (a reinterpreted array) forgets them.
-  for (auto it = localMem_.lower_bound({lv.ptr.base, INT64_MIN, 0}); it != localMem_.end() && std::get<0>(it->first) == lv.ptr.base;)
-    if (std::get<1>(it->first) < *addr + lv.size && *addr < std::get<1>(it->first) + std::get<2>(it->first) &&
-        !(std::get<1>(it->first) == *addr && std::get<2>(it->first) == lv.size))
-      it = localMem_.erase(it);
-    else
+  // A store overlapping other elements of another size (a reinterpreted array) forgets them; one
+  // inside a wider element (a float of a float4 stored whole) keeps the rest of it as parts of the
+  // same size, numbered as readLocalPart reads them.
+  std::vector<std::pair<int64_t, Value>> rest;
+  for (auto it = localMem_.lower_bound({lv.ptr.base, INT64_MIN, 0}); it != localMem_.end() && std::get<0>(it->first) == lv.ptr.base;) {
+    const int64_t wa = std::get<1>(it->first), ws = std::get<2>(it->first);
+    if (!(wa < *addr + lv.size && *addr < wa + ws) || (wa == *addr && ws == lv.size)) {
       ++it;
+      continue;
+    }
+    if (lv.size && wa <= *addr && *addr + lv.size <= wa + ws && ws % lv.size == 0 && (*addr - wa) % lv.size == 0 && ws / lv.size <= 64) {
+      for (int64_t o = wa; o < wa + ws; o += lv.size) {
+        if (o == *addr) continue;
+        Value part = unknown();
+        part.data = it->second.data;
+        part.same = it->second.same;
+        const uint64_t where = mix(0x50415254ull, static_cast<uint64_t>(o - wa) << 32 | lv.size);  // "PART"
+        std::vector<uint64_t> tag(N_, 0);
+        bool any = false;
+        for (unsigned t = 0; t < N_; ++t)
+          if (uint64_t n = laneNumber(it->second, t)) tag[t] = mix(where, n), any = true;
+        if (any) part.tag = std::move(tag);
+        rest.emplace_back(o, std::move(part));
+      }
+    }
+    it = localMem_.erase(it);
+  }
+  for (auto& [o, part] : rest) localMem_[{lv.ptr.base, o, lv.size}] = std::move(part);
   Value& slot = localMem_[{lv.ptr.base, *addr, lv.size}];
   if (slot.v.size() != N_) slot = unknown();
   assignMasked(slot, v);
@@ -905,6 +938,7 @@ Value Builder::readMem(const LVal& lv) {
     if (const int64_t* addr = localAddress(lv)) {
       auto it = localMem_.find({lv.ptr.base, *addr, lv.size});
       if (it != localMem_.end()) return it->second;
+      return readLocalPart(lv, *addr);
     }
     return unknown();
   }
@@ -943,6 +977,72 @@ Value Builder::readMem(const LVal& lv) {
     r.tag.assign(N_, 0);
     for (unsigned t = 0; t < N_; ++t) r.tag[t] = mix(from, static_cast<uint64_t>(lv.ptr.v[t]));
   }
+  return r;
+}
+
+// A per-thread element not stored with this address and size: part of a wider slot (a float of a
+// float4 stored whole), or a whole tiled by narrower slots (a struct stored member by member),
+// numbered from theirs; a member of a kernel's struct parameter never written: its value.
+Value Builder::readLocalPart(const LVal& lv, int64_t addr) {
+  const auto* base = lv.ptr.base;
+  std::vector<std::pair<int64_t, const Value*>> tiles;
+  int64_t covered = addr;
+  for (auto it = localMem_.lower_bound({base, INT64_MIN, 0}); it != localMem_.end() && std::get<0>(it->first) == base; ++it) {
+    const int64_t a = std::get<1>(it->first), sz = std::get<2>(it->first);
+    if (a <= addr && addr + lv.size <= a + sz) {  // inside one slot
+      const Value& w = it->second;
+      Value r = unknown();
+      r.data = w.data;
+      r.same = w.same;
+      const uint64_t where = mix(0x50415254ull, static_cast<uint64_t>(addr - a) << 32 | lv.size);  // "PART"
+      std::vector<uint64_t> tag(N_, 0);
+      bool any = false;
+      for (unsigned t = 0; t < N_; ++t)
+        if (uint64_t n = laneNumber(w, t)) tag[t] = mix(where, n), any = true;
+      if (any) r.tag = std::move(tag);
+      return r;
+    }
+    if (a == covered && a + sz <= addr + static_cast<int64_t>(lv.size)) {
+      tiles.emplace_back(a - addr, &it->second);
+      covered = a + sz;
+    }
+  }
+  if (!tiles.empty() && covered == addr + static_cast<int64_t>(lv.size)) {
+    Value r = unknown();
+    std::vector<const Value*> ops;
+    r.same = true;
+    for (auto& [off, v] : tiles) ops.push_back(v), r.data = r.data || v->data, r.same = r.same && uniformish(*v);
+    number(r, mix(0x54494c45ull, tiles.size()), ops);  // "TILE"
+    return r;
+  }
+  // A member of the kernel's struct parameter: the same for the whole grid.
+  auto* pd = llvm::dyn_cast_or_null<clang::ParmVarDecl>(base);
+  if (!pd || frames_.empty() || pd->getDeclContext() != frames_.front().fn || !lv.expr) return unknown();
+  clang::QualType t = lv.expr->getType().getCanonicalType();
+  Value r = unknown();
+  if (t->isPointerType()) {
+    r = constant(0);
+    r.isPtr = true;
+    // Each pointer member its own array (two members of one type may alias: as two pointer params).
+    auto* me = llvm::dyn_cast<clang::MemberExpr>(strip(lv.expr));
+    r.base = me ? me->getMemberDecl() : static_cast<const clang::ValueDecl*>(pd);
+    r.baseName = text(lv.expr);
+    r.space = MemSpace::Global;
+    clang::QualType pt = t->getPointeeType();
+    r.pointee = pt->isIncompleteType() || pt->isVoidType() ? 1 : ctx_.getTypeSizeInChars(pt).getQuantity();
+    r.ptrVolatile = pt.isVolatileQualified();
+  } else if (t->isIntegralOrEnumerationType()) {
+    r = constant(kParamRep);
+    r.symbolic = true;
+    r.param = true;
+    normalize(r, t);
+  } else if (t->isRealFloatingType()) {
+    r.same = true;
+    r.tag.assign(N_, mix(mix(0x5041524dull, reinterpret_cast<uintptr_t>(pd)), static_cast<uint64_t>(addr) << 16 | lv.size));
+  } else {
+    return r;
+  }
+  localMem_[{base, addr, lv.size}] = r;  // read again: the same value
   return r;
 }
 

@@ -208,6 +208,27 @@ void Builder::walkAsm(const clang::GCCAsmStmt* as) {
               text.find("red.") == std::string::npos;
   for (unsigned i = 0; i < as->getNumClobbers(); ++i)
     if (as->getClobber(i) == "memory") pure = false;
+  // A warp shuffle in PTX (`shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;`, a library's
+  // wrapper of __shfl_xor_sync): the source lane's value, as the intrinsic.
+  if (text.rfind("shfl.sync.", 0) == 0 && as->getNumOutputs() == 1 && ins.size() == 2) {
+    static const std::pair<const char*, const char*> kinds[] = {{"shfl.sync.bfly.b32", "__shfl_xor_sync"},
+                                                                 {"shfl.sync.down.b32", "__shfl_down_sync"},
+                                                                 {"shfl.sync.up.b32", "__shfl_up_sync"},
+                                                                 {"shfl.sync.idx.b32", "__shfl_sync"}};
+    std::string ops;  // the operands without blanks
+    for (char ch : text.substr(text.find(' ') == std::string::npos ? text.size() : text.find(' ')))
+      if (!isspace(static_cast<unsigned char>(ch))) ops += ch;
+    const bool up = text.rfind("shfl.sync.up.", 0) == 0;
+    const bool fullWarp = ops.rfind(up ? "%0,%1,%2,0x0," : "%0,%1,%2,0x1f,", 0) == 0 ||
+                          ops.rfind(up ? "%0,%1,%2,0," : "%0,%1,%2,31,", 0) == 0;
+    for (const auto& [ptx, intrinsic] : kinds)
+      if (fullWarp && text.rfind(ptx, 0) == 0) {
+        Value r = shuffled(intrinsic, {constant(-1), ins[0], ins[1]});
+        r.data = ins[0].data || ins[1].data;
+        writeLVal(evalLValue(as->getOutputExpr(0)), r);
+        return;
+      }
+  }
   std::vector<const Value*> ops;
   for (const auto& v : ins) ops.push_back(&v);
   const uint64_t what = mix(0x41534dull, std::hash<std::string>{}(text));  // "ASM"
