@@ -58,11 +58,13 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space)
     written.clear();
     for (size_t k = i; k < end; ++k) {
       const Access& a = accesses[k];
-      if (a.space == space && a.isWrite && a.known && !a.data && a.base && !a.isAtomic) written.insert(a.base);
+      if (a.space == space && a.isWrite && a.known && !a.data && a.base && !a.isAtomic && !a.approxMask) written.insert(a.base);
     }
+    // Not under a mask the model guessed (`if (threadIdx.x == n)` for a parameter n walked with
+    // every thread: one thread runs it, not all).
     for (; i < end; ++i) {
       const Access& a = accesses[i];
-      if (a.space != space || !a.known || a.data || !a.base || a.isAtomic || !written.count(a.base)) continue;
+      if (a.space != space || !a.known || a.data || !a.base || a.isAtomic || a.approxMask || !written.count(a.base)) continue;
       for (unsigned t = 0; t < a.mask.size(); ++t) {
         if (!a.mask[t]) continue;
         int64_t first = floorDiv(a.addr[t], unit), last = floorDiv(a.addr[t] + std::max(1u, a.elemSize) - 1, unit);
