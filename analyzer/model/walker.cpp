@@ -159,8 +159,11 @@ void Builder::walk(const clang::Stmt* s) {
     }
     Frame& f = frames_.back();
     if (frames_.size() == 1) {
-      for (unsigned t = 0; t < N_; ++t)
-        if (active_[t]) alive_[t] = 0;
+      // Under a guard no thread passes, walked with every thread as a guess (approxMasks_), a
+      // return ends the guessed path only: the threads did not leave the kernel.
+      if (approxMasks_ == 0)
+        for (unsigned t = 0; t < N_; ++t)
+          if (active_[t]) alive_[t] = 0;
     } else {
       if (!f.hasRet) { f.ret = unknown(); f.ret.known = v.known; }
       assignMasked(f.ret, v);
