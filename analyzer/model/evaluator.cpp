@@ -110,6 +110,15 @@ Value Builder::eval(const clang::Expr* e) {
     }
     return r;
   }
+  // An enumerator or a constant static member named through an object (`c[i][j].num_elements`,
+  // wmma fragments): a constant, whatever the object (Clang's own evaluation fails on a run-time base).
+  if (auto* me = llvm::dyn_cast<clang::MemberExpr>(e)) {
+    if (auto* ec = llvm::dyn_cast<clang::EnumConstantDecl>(me->getMemberDecl()))
+      return constant(ec->getInitVal().getExtValue());
+    if (auto* vd = llvm::dyn_cast<clang::VarDecl>(me->getMemberDecl()); vd && vd->isStaticDataMember() && vd->getInit() &&
+                                                                      !vd->getInit()->isValueDependent())
+      if (const clang::APValue* v = vd->evaluateValue(); v && v->isInt()) return constant(v->getInt().getExtValue());
+  }
   if (llvm::isa<clang::ArraySubscriptExpr>(e) || llvm::isa<clang::MemberExpr>(e)) {
     LVal lv = evalLValue(e);
     if (lv.kind == LVal::Var) return readVar(lv.var);
