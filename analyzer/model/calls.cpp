@@ -51,6 +51,15 @@ Value Builder::evalMemberCall(const clang::CXXMemberCallExpr* mce) {
   std::vector<Value> v;
   if (obj) v.push_back(eval(obj));
   for (const auto* a : mce->arguments()) v.push_back(eval(a));
+  // CUB's block-wide collectives (BlockReduce, BlockScan, BlockRadixSort, BlockExchange, ...)
+  // exchange values through their shared TempStorage with __syncthreads() inside: every thread of
+  // the block calls them, and the call orders what comes before it against what comes after, as a
+  // barrier does. They live in the toolkit's headers, which are not followed.
+  if (md && isSystem(md))
+    if (const auto* rd = md->getParent(); rd && rd->getName().starts_with("Block"))
+      if (const auto* ns = llvm::dyn_cast<clang::NamespaceDecl>(rd->getEnclosingNamespaceContext());
+          ns && (ns->getName() == "cub" || ns->getName().starts_with("CUB_")))
+        barrier(mce, true, "cub::" + rd->getNameAsString() + "::" + name + "()");
   Value r = unknown();
   for (const auto& a : v) r.data = r.data || a.data;
   // A library method (`__half::operator float()`) of the same object and arguments: the same value.

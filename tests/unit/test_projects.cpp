@@ -232,3 +232,33 @@ TEST(Projects, MakefileFlagsAreUsedWithoutACompilationDatabase) {
             std::string::npos) << "conditional blocks and recipes are not read: " << r.err;
   EXPECT_NE(r.out.find("32 elements apart"), std::string::npos) << "STRIDE=32, not the DEBUG block's 1";
 }
+
+TEST(Projects, ACubBlockCollectiveOrdersTheBlockAsABarrierDoes) {
+  // HeCBench adamw: every thread reads scale[blockIdx.x], cub::BlockReduce (a __syncthreads()
+  // inside, in the toolkit's headers) runs, then thread 0 overwrites it: no race. Without the
+  // collective, the same store races.
+  if (!fs::exists("/usr/local/cuda/include/cccl/cub/cub.cuh") && !fs::exists("/usr/local/cuda/include/cub/cub.cuh"))
+    GTEST_SKIP() << "no CUDA toolkit (CUB) here";
+  std::string dir = tempDir("cub-collective");
+  writeFile(dir + "/k.cu",
+            "#include <cub/cub.cuh>\n"
+            "__global__ void rescale(float* x, float* scale) {\n"
+            "  using BR = cub::BlockReduce<float, 128>;\n"
+            "  __shared__ typename BR::TempStorage tmp;\n"
+            "  float v = x[blockIdx.x * 128 + threadIdx.x] * scale[blockIdx.x];\n"
+            "  float m = BR(tmp).Sum(v);\n"
+            "  if (threadIdx.x == 0) scale[blockIdx.x] = m;\n"
+            "}\n"
+            "__global__ void rescaleNoBarrier(float* x, float* scale) {\n"
+            "  float v = x[blockIdx.x * 128 + threadIdx.x] * scale[blockIdx.x];\n"
+            "  if (threadIdx.x == 0) scale[blockIdx.x] = v;\n"
+            "}\n"
+            "int main() { rescale<<<64, 128>>>(nullptr, nullptr); rescaleNoBarrier<<<64, 128>>>(nullptr, nullptr); }\n");
+  RunResult r = runLint("--no-cache --cuda-path /usr/local/cuda --rules global-memory-race --format json '" + dir + "/k.cu'");
+  ASSERT_EQ(r.rc, 1) << r.out << r.err;
+  auto j = json::parse(r.out);
+  std::set<int> lines;
+  for (auto& f : j["files"][0]["findings"]) lines.insert(f["location"]["line"].get<int>());
+  EXPECT_EQ(lines, std::set<int>{11}) << r.out;
+  fs::remove_all(dir);
+}
