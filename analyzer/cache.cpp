@@ -193,18 +193,12 @@ std::string resultKey(const std::string& file, const AnalysisOptions& opts, cons
   k += fmt::format("frontend:{}|{}|{}|{}|{}|{}|{}\n", fo.compileCommandsDir, fo.cudaPath, fo.noCuda, fo.resourceDir,
                    fo.gpuArch, fo.verbose, fo.maxFileBytes);
   for (const auto& a : fo.extraArgs) k += "extra:" + a + '\0';
-  // What decides the parse command (engine.cpp commandFor): the compilation database's text,
-  // else the Makefile's flags; the project layout folders; then the command itself.
-  // (A database without an entry for the file falls back to the Makefile: both are in the key.)
-  if (std::string dir = findCompileCommandsDir(file, fo.compileCommandsDir); !dir.empty()) {
-    for (const char* name : {"compile_commands.json", "compile_flags.txt"}) {
-      fs::path p = fs::path(dir) / name;
-      if (auto text = readWhole(p.string())) k += "db:" + p.string() + " " + hashText(*text) + "\n";
-    }
-  }
-  std::string mk;
-  std::vector<std::string> flags = makefileFlags(file, &mk);
-  k += "make:" + mk + "\n";
+  // What decides the parse command (engine.cpp commandFor): the compilation database's text and
+  // the Makefile's (a database without an entry for the file falls back to the Makefile); the
+  // project layout folders; then the command itself.
+  for (const auto& src : commandSources(file, fo.compileCommandsDir))
+    if (auto text = readWhole(src)) k += "source:" + src + " " + hashText(*text) + "\n";
+  std::vector<std::string> flags = makefileFlags(file);
   auto layout = projectLayoutIncludeDirs(file);
   for (const auto& d : layout) k += "layout:" + d + "\n";
   for (const auto& a : buildParseCommand(file, fo, resourceDir, cudaPath, flags, layout).args) k += a + '\0';

@@ -704,15 +704,14 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
   };
   // The result cache: same key (options, tool, what decides the command) and every file the
   // parse read unchanged. Looked up before the compilation database is parsed.
-  const bool useResults = !opts.cache.dir.empty() && opts.cache.results && opts.overlays.empty();
-  std::string key;
+  std::string key;  // stays empty when the options turn the result cache off
   if (auto c = cachedAnalysis(file, opts, resourceDir, cudaPath, toolIdentity(), &key)) return std::move(*c);
   std::vector<std::string> layout;
   ParseCommand pc = commandFor(file, layout);
   std::vector<std::pair<std::string, bool>> filesRead;  // by every parse made (the stored result's dependencies)
   std::vector<FileStamp> preambleDeps;
   // A parse with errors may miss a header that a later run finds (the user adds it): the folders its
-  // includes are searched in become dependencies too (by time: adding a file changes it).
+  // includes are searched in become dependencies too (by the names they hold).
   std::vector<std::string> searchFolders;
   bool anyErrors = false;
   auto searched = [&](const ParseCommand& c) {
@@ -753,12 +752,7 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
   std::vector<std::string> commandFiles;  // compile databases and Makefiles of the includers tried
   auto triedIncluder = [&](const std::string& inc, const ParseResult& r) {
     note(r);
-    if (std::string dir = findCompileCommandsDir(inc, opts.frontend.compileCommandsDir); !dir.empty())
-      for (const char* name : {"compile_commands.json", "compile_flags.txt"})
-        if (fs::exists(fs::path(dir) / name)) commandFiles.push_back((fs::path(dir) / name).string());
-    std::string mk;
-    makefileFlags(inc, &mk);
-    if (!mk.empty()) commandFiles.push_back(mk);
+    for (auto& src : commandSources(inc, opts.frontend.compileCommandsDir)) commandFiles.push_back(std::move(src));
   };
   if (best.errorsInTarget > 0) {
     // A kernel file that only compiles inside the file that includes it: analyse it there.
@@ -859,17 +853,18 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
            std::tie(b.span.begin.file, b.span.begin.line, b.span.begin.col);
   });
   fa.preambleBuilt = parser.preambleBuilt;
-  if (useResults) {
+  if (!key.empty()) {
     // System headers (toolkit, Clang, the C++ library) are trusted by size and time; the project's
     // files are compared by content.
     std::sort(filesRead.begin(), filesRead.end());
     filesRead.erase(std::unique(filesRead.begin(), filesRead.end()), filesRead.end());
     std::vector<FileStamp> deps;
-    bool complete = true;
-    for (const auto& [f, system] : filesRead) {
-      if (auto st = stampFile(f, !system)) deps.push_back(std::move(*st));
+    bool complete = true;  // a dependency that cannot be stamped: not stored
+    auto add = [&](std::optional<FileStamp> st) {
+      if (st) deps.push_back(std::move(*st));
       else complete = false;
-    }
+    };
+    for (const auto& [f, system] : filesRead) add(stampFile(f, !system));
     deps.insert(deps.end(), preambleDeps.begin(), preambleDeps.end());
     // The includer search: the source files its folders hold, the files it read by size and
     // time, the includers' command sources by content. After errors, the names in the folders
@@ -893,23 +888,10 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
         searchedIn.insert(d);
       }
     }
-    for (const auto& d : searchedIn) {
-      if (auto st = stampFolder(d, false)) deps.push_back(std::move(*st));
-      else complete = false;
-    }
-    for (const auto& d : std::set<std::string>(scan.folders.begin(), scan.folders.end())) {
-      if (auto st = stampFolder(d, true)) deps.push_back(std::move(*st));
-      else complete = false;
-    }
-    std::set<std::string> read(scan.files.begin(), scan.files.end());
-    for (const auto& f : read) {
-      if (auto st = stampFile(f, false)) deps.push_back(std::move(*st));
-      else complete = false;
-    }
-    for (const auto& f : std::set<std::string>(commandFiles.begin(), commandFiles.end())) {
-      if (auto st = stampFile(f, true)) deps.push_back(std::move(*st));
-      else complete = false;
-    }
+    for (const auto& d : searchedIn) add(stampFolder(d, false));
+    for (const auto& d : std::set<std::string>(scan.folders.begin(), scan.folders.end())) add(stampFolder(d, true));
+    for (const auto& f : std::set<std::string>(scan.files.begin(), scan.files.end())) add(stampFile(f, false));
+    for (const auto& f : std::set<std::string>(commandFiles.begin(), commandFiles.end())) add(stampFile(f, true));
     if (complete) storeCachedResult(opts.cache.dir, file, key, deps, CachedAnalysis{fa.result, fa.kernels, fa.log});
   }
   return fa;

@@ -241,6 +241,18 @@ std::vector<std::string> projectLayoutIncludeDirs(const std::string& file) {
   return out;
 }
 
+std::vector<std::string> commandSources(const std::string& file, const std::string& explicitDbDir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  if (std::string dir = findCompileCommandsDir(file, explicitDbDir); !dir.empty())
+    for (const char* name : {"compile_commands.json", "compile_flags.txt"})
+      if (fs::path p = fs::path(dir) / name; fs::exists(p, ec)) out.push_back(p.string());
+  std::string mk;
+  makefileFlags(file, &mk);
+  if (!mk.empty()) out.push_back(mk);
+  return out;
+}
+
 std::vector<std::string> makefileFlags(const std::string& file, std::string* makefile) {
   std::error_code ec;
   fs::path dir = fs::absolute(file, ec).lexically_normal().parent_path();

@@ -42,6 +42,10 @@ std::vector<std::string> filterCompileCommand(const std::vector<std::string>& cm
 // Finds compile_commands.json in `dir` or a parent of the file's folder. Empty if none.
 std::string findCompileCommandsDir(const std::string& file, const std::string& explicitDir);
 
+// The files that decide how `file` is parsed and that exist: the compile_commands.json (or
+// compile_flags.txt) its folder's database has, and the Makefile makefileFlags reads.
+std::vector<std::string> commandSources(const std::string& file, const std::string& explicitDbDir);
+
 // The repository root above `file`: the nearest ancestor folder holding `.git`. Empty if none.
 std::string repositoryRoot(const std::string& file);
 
