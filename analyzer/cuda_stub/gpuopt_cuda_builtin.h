@@ -272,6 +272,30 @@ extern "C" __device__ void __assertfail(const char* message, const char* file, u
 __device__ void __assert_fail(const char* message, const char* file, unsigned int line, const char* function);
 // Device-side printf (the toolkit declares it in crt/common_functions.h).
 extern "C" __device__ int printf(const char* format, ...);
+// The C math library on the device (the toolkit's math_functions.h, which nvcc includes in every
+// file): without it a kernel calling sqrtf or expf did not compile in this mode.
+#define GPUOPT_MATH1(name) extern "C" __device__ float name##f(float); extern "C" __device__ double name(double);
+#define GPUOPT_MATH2(name) extern "C" __device__ float name##f(float, float); extern "C" __device__ double name(double, double);
+GPUOPT_MATH1(sqrt) GPUOPT_MATH1(cbrt) GPUOPT_MATH1(exp) GPUOPT_MATH1(exp2) GPUOPT_MATH1(exp10) GPUOPT_MATH1(expm1)
+GPUOPT_MATH1(log) GPUOPT_MATH1(log2) GPUOPT_MATH1(log10) GPUOPT_MATH1(log1p) GPUOPT_MATH1(sin) GPUOPT_MATH1(cos)
+GPUOPT_MATH1(tan) GPUOPT_MATH1(asin) GPUOPT_MATH1(acos) GPUOPT_MATH1(atan) GPUOPT_MATH1(sinh) GPUOPT_MATH1(cosh)
+GPUOPT_MATH1(tanh) GPUOPT_MATH1(asinh) GPUOPT_MATH1(acosh) GPUOPT_MATH1(atanh) GPUOPT_MATH1(erf) GPUOPT_MATH1(erfc)
+GPUOPT_MATH1(tgamma) GPUOPT_MATH1(lgamma) GPUOPT_MATH1(fabs) GPUOPT_MATH1(floor) GPUOPT_MATH1(ceil)
+GPUOPT_MATH1(round) GPUOPT_MATH1(trunc) GPUOPT_MATH1(rint) GPUOPT_MATH1(nearbyint)
+GPUOPT_MATH2(fmax) GPUOPT_MATH2(fmin) GPUOPT_MATH2(pow) GPUOPT_MATH2(atan2) GPUOPT_MATH2(fmod) GPUOPT_MATH2(hypot)
+GPUOPT_MATH2(copysign) GPUOPT_MATH2(fdim) GPUOPT_MATH2(remainder)
+#undef GPUOPT_MATH1
+#undef GPUOPT_MATH2
+extern "C" __device__ float fmaf(float, float, float);
+extern "C" __device__ double fma(double, double, double);
+extern "C" __device__ void sincosf(float, float*, float*);
+extern "C" __device__ void sincos(double, double*, double*);
+extern "C" __device__ int abs(int);
+__device__ float __powf(float, float);
+__device__ float __tanf(float);
+__device__ float __log2f(float);
+__device__ float __exp10f(float);
+__device__ void __sincosf(float, float*, float*);
 
 #include "gpuopt_legacy_cuda.h"
 #include "gpuopt_gpuverify.h"

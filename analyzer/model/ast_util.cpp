@@ -191,6 +191,31 @@ bool isBranchWork(const clang::Stmt* s, clang::ASTContext& ctx) {
   return w.loops > 0 || w.ops >= 3 || w.stmts >= 8;
 }
 
+bool switchArmsWork(const clang::SwitchStmt* ss, clang::ASTContext& ctx) {
+  const clang::Stmt* body = ss->getBody();
+  if (!body) return false;
+  // One arm: a case label's statement and those after it up to the next label.
+  auto work = [](const WorkCounter& w) { return w.loops > 0 || w.ops > 0 || w.stmts >= 8; };
+  auto* cs = llvm::dyn_cast<clang::CompoundStmt>(body);
+  if (!cs) {
+    WorkCounter w;
+    w.ctx = &ctx;
+    w.TraverseStmt(const_cast<clang::Stmt*>(body));
+    return work(w);
+  }
+  WorkCounter arm;
+  arm.ctx = &ctx;
+  for (const clang::Stmt* s : cs->body()) {
+    if (llvm::isa<clang::SwitchCase>(s)) {
+      if (work(arm)) return true;
+      arm = WorkCounter();
+      arm.ctx = &ctx;
+    }
+    arm.TraverseStmt(const_cast<clang::Stmt*>(s));
+  }
+  return work(arm);
+}
+
 bool hasJump(const clang::Stmt* s) {
   if (!s) return false;
   if (llvm::isa<clang::ReturnStmt, clang::BreakStmt, clang::ContinueStmt, clang::GotoStmt, clang::IndirectGotoStmt>(s))

@@ -37,6 +37,10 @@ unsigned memoryOps(const clang::Stmt* s);
 // guarded store, a halo load and store, a register swap, a one-line integer helper) are predicated
 // or turned into selects by nvcc, so the other lanes lose nothing.
 bool isBranchWork(const clang::Stmt* s, clang::ASTContext& ctx);
+// Whether some case of a switch does work: a memory access, a loop, a call of a function that
+// does, or a long run of statements. A switch whose cases only pick a value among registers
+// (`case 1: return r.y;`, as cuda-samples' shfl_scan selects a member) compiles to selects.
+bool switchArmsWork(const clang::SwitchStmt* ss, clang::ASTContext& ctx);
 // Whether a statement can leave it other than by falling off its end: return, break, continue,
 // goto (not looking into lambdas).
 bool hasJump(const clang::Stmt* s);

@@ -438,7 +438,7 @@ void Builder::walkSwitch(const clang::SwitchStmt* ss) {
     b.symbolic = c.symbolic;
     b.param = c.param;
     b.inLoop = loopDepth_ > 0;
-    b.thenWork = b.elseWork = doesRealWork(ss->getBody());
+    b.thenWork = b.elseWork = switchArmsWork(ss, ctx_);
     b.context = context();
     b.path.assign(N_, 0);
     for (unsigned t = 0; t < N_; ++t) b.path[t] = target[t] + 1;
