@@ -483,6 +483,18 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
     }
     // Not known: equal operands give an equal result.
     if (!r.known) number(r, mix(0x4c4f474943ull, op), {&a, &b});  // "LOGIC"
+    // `flag && threadIdx.x == 0` with an unknown flag: known false for every thread but 0.
+    if (!r.known && op == BO::BO_LAnd) {
+      std::vector<uint8_t> never(N_, 0);
+      bool any = false;
+      for (unsigned t = 0; t < N_; ++t) {
+        const bool aFalse = (a.known && a.v[t] == 0) || (!a.falseFor.empty() && a.falseFor[t]);
+        const bool bFalse = (b.known && b.v.size() == N_ && b.v[t] == 0) || (!b.falseFor.empty() && b.falseFor[t]);
+        never[t] = active_[t] && (aFalse || bFalse);
+        any = any || never[t];
+      }
+      if (any) r.falseFor = std::move(never);
+    }
     return r;
   }
   if (bo->isAssignmentOp()) return evalAssign(bo);
@@ -954,6 +966,19 @@ Value Builder::readMem(const LVal& lv) {
   if (lv.ptr.space == MemSpace::Unknown) return unknown();
   // Same address for every active thread: a uniform value (a representative symbol).
   if (lv.ptr.known && !varying(lv.ptr) && !lv.ptr.data) {
+    // Unchanged since one data-dependent value was stored there: that value, the same for every
+    // thread, unknown (a flag set from an atomic's ticket is not a symbol that is always true).
+    if (lv.ptr.base)
+      for (unsigned t = 0; t < N_; ++t)
+        if (active_[t]) {
+          auto it = dataScalars_.find({lv.ptr.base, lv.ptr.v[t]});
+          if (it == dataScalars_.end() || it->second != memVersion_[lv.ptr.base]) break;
+          Value r = unknown();
+          r.data = dataScalarIsData_[{lv.ptr.base, lv.ptr.v[t]}];
+          r.same = true;
+          r.tag.assign(N_, mix(mix(reinterpret_cast<uintptr_t>(lv.ptr.base), it->second), static_cast<uint64_t>(lv.ptr.v[t])));
+          return r;
+        }
     // One stand-in per load expression and version of the memory it reads: a reload after a store
     // is another value.
     auto key = std::make_pair(lv.expr, lv.ptr.base ? memVersion_[lv.ptr.base] : uint64_t(0));
@@ -963,6 +988,9 @@ Value Builder::readMem(const LVal& lv) {
     r.symbolic = true;
     r.param = true;
     r.same = true;
+    // Loaded from an address that moves with blockIdx (`in[blockIdx.x]`): another value in every
+    // block, not known there (no alternatives).
+    r.block = lv.ptr.block;
     return r;
   }
   Value r = unknown();
@@ -1083,7 +1111,18 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   if (stored) a.storedSame = uniformish(*stored);
   if (stored) a.storedBlock = stored->block;
   if (stored && !stored->known && !stored->tag.empty()) a.storedTag = stored->tag;
-  if (write && lv.ptr.base) ++memVersion_[lv.ptr.base];  // later loads see another value
+  if (write && lv.ptr.base) {
+    const uint64_t version = ++memVersion_[lv.ptr.base];  // later loads see another value
+    // Loaded data, or a flag (bool) computed from anything unknown (an atomic's ticket).
+    const bool flag = lv.expr && lv.expr->getType()->isBooleanType();
+    if (stored && !stored->known && (stored->data || flag) && lv.ptr.known && !lv.ptr.data && !varying(lv.ptr))
+      for (unsigned t = 0; t < N_; ++t)
+        if (active_[t]) {
+          dataScalars_[{lv.ptr.base, lv.ptr.v[t]}] = version;
+          dataScalarIsData_[{lv.ptr.base, lv.ptr.v[t]}] = stored->data;
+          break;
+        }
+  }
   a.epoch = epoch_;
   a.warpEpoch = warpEpoch_;
   a.seq = seq_++;

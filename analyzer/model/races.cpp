@@ -285,15 +285,36 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
     if (p.unit != q.unit) return p.unit < q.unit;
     return p.idx < q.idx;
   });
+  // Loaded values are the same in every block when nothing the kernel loads from global memory is
+  // written by it (by any block) and shared memory only ever holds values that do not depend on
+  // blockIdx: then two blocks' threads with equal value numbers (Access::storedTag) store equal
+  // values (every block computing one block-wide scan of the same input and storing it).
+  bool loadsCarry = true;
+  {
+    llvm::SmallPtrSet<const void*, 8> globalWritten, globalRead;
+    for (const auto& a : accesses) {
+      if (a.space == MemSpace::Local) continue;
+      if (a.space == MemSpace::Shared) {
+        if (a.isWrite && (a.storedBlock || a.isAtomic)) loadsCarry = false;
+        continue;
+      }
+      if (!a.base) { loadsCarry = false; continue; }  // memory the model cannot name
+      if (a.isWrite) globalWritten.insert(a.base);
+      if (a.isRead) globalRead.insert(a.base);
+    }
+    for (const void* b : globalRead)
+      if (globalWritten.count(b)) loadsCarry = false;
+  }
   std::set<std::pair<const clang::Expr*, const clang::Expr*>> seen;
   auto moves = [](const Entry& e) { return e.acc->stepX[e.thread] != 0 || e.acc->stepY[e.thread] != 0; };
   auto at = [&](size_t k) -> const Entry& { return entries[keys[k].idx]; };
   for (size_t g = 0; g < keys.size();) {
     size_t h = g;
     while (h < keys.size() && keys[h].group == keys[g].group && keys[h].unit == keys[g].unit) ++h;
-    // Every write of this unit stores one known value that does not depend on blockIdx: benign.
-    // (Value numbers do not carry across blocks: a load's number assumes no other thread wrote
-    // the memory, which is what another block may do.)
+    // Every write of this unit stores one value that does not depend on blockIdx: benign. A
+    // known value, or one numbered from loads when those carry across blocks (loadsCarry; else
+    // a load's number assumes no other thread wrote the memory, which is what another block may
+    // do).
     bool oneValue = true, haveValue = false, anyWrite = false;
     uint64_t value = 0;
     for (size_t k = g; k < h; ++k) {
@@ -304,6 +325,7 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
       if (a->isRead) { oneValue = false; break; }
       if (a->storedBlock) { oneValue = false; break; }  // a value that differs between blocks
       if (a->storedKnown) v = LaneDomain::mix(0x4b4e4f574eull, static_cast<uint64_t>(a->stored[at(k).thread]));
+      else if (loadsCarry && !a->storedTag.empty()) v = a->storedTag[at(k).thread];
       if (!v || (haveValue && v != value)) { oneValue = false; break; }
       value = v, haveValue = true;
     }

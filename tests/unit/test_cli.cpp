@@ -325,6 +325,20 @@ TEST(Cli, RacesUnderDataDependentGuardsArePossibleRacesAtWarningSeverity) {
   EXPECT_TRUE(found) << r.out;
 }
 
+// The "last block" ticket kept in a __shared__ flag: the flag's value is not decided, so the final
+// sum's store is a possible race (shown only with `possible`), never a certain one.
+TEST(Cli, ATicketFlagInSharedMemoryMakesOnlyAPossibleRace) {
+  std::string d = tempDir("ticketflag");
+  writeFile(d + "/k.cu", readFile(fixture("global_memory_race.cu")));
+  auto r = runLint("--rules=global-memory-race k.cu", d);
+  EXPECT_EQ(r.out.find("k.cu:258:"), std::string::npos) << r.out;
+  writeFile(d + "/.gpuopt-lint.yaml", "options: {global-memory-race: {possible: 1}}\n");
+  r = runLint("--rules=global-memory-race k.cu", d);
+  EXPECT_NE(r.out.find("k.cu:258:5: warning: possible race between blocks on global memory 'result'"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(under the condition at line 255"), std::string::npos) << r.out;
+}
+
 TEST(Cli, FindingsThatDependOnTheInstantiationSayWhichOne) {
   auto r = runLint("--format json '" + fixture("bank_conflict.cu") + "'");
   auto j = nlohmann::json::parse(r.out);
