@@ -195,7 +195,7 @@ ParseCommand buildParseCommand(const std::string& file, const FrontendOptions& o
     a.push_back("-fgpu-rdc");  // device-side kernel launches (dynamic parallelism) parse
     a.push_back("-nocudainc");
     a.push_back("-nocudalib");
-    a.push_back("-I" + std::string(kBundledIncludeDir));
+    a.push_back("-isystem" + std::string(kBundledIncludeDir));  // system headers, as the toolkit's are
     a.push_back("-include");
     a.push_back(std::string(kBundledIncludeDir) + "/gpuopt_cuda_builtin.h");
   }

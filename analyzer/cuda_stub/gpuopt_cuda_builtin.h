@@ -2,6 +2,9 @@
 // Enough of the runtime API, the built-in variables, intrinsics and cooperative groups for the
 // analyzer to parse typical CUDA code. Parsed with --cuda-host-only (see docs/architecture.md).
 #pragma once
+// A system header, as the toolkit's are: its intrinsics (__popc, sqrtf, ...) are library
+// functions the model numbers by their arguments, and its code is not the user's.
+#pragma GCC system_header
 #ifndef GPUOPT_CUDA_BUILTIN_H
 #define GPUOPT_CUDA_BUILTIN_H
 #include <stddef.h>

@@ -180,10 +180,63 @@ Value Builder::groupMethod(GroupKind gk, clang::QualType t, const std::string& n
   return unknown();
 }
 
+// A warp vote (__ballot_sync, __any_sync, __all_sync): the same for every lane of a warp, made
+// from the predicates of the warp's active lanes. Known when they are; else numbered from their
+// numbers, so warps whose lanes vote the same values (every block's warp 0 over the same input)
+// hold equal results.
+Value Builder::voted(const std::string& name, const Value& pred) const {
+  Value r = unknown();
+  r.data = pred.data;
+  r.symbolic = pred.symbolic;
+  r.param = pred.param;
+  r.block = pred.block;  // another vote in another block (no alternatives: not known there)
+  const bool ballot = name == "__ballot_sync", any = name == "__any_sync";
+  if (pred.known && !pred.block) {
+    r.known = true;
+    for (unsigned w = 0; w * 32 < N_; ++w) {
+      int64_t bits = 0;
+      bool anyTrue = false, allTrue = true;
+      for (unsigned l = 0; l < 32 && w * 32 + l < N_; ++l)
+        if (active_[w * 32 + l]) {
+          const bool p = pred.v[w * 32 + l] != 0;
+          bits |= static_cast<int64_t>(p) << l;
+          anyTrue = anyTrue || p;
+          allTrue = allTrue && p;
+        }
+      const int64_t res = ballot ? bits : any ? anyTrue : allTrue;
+      for (unsigned l = 0; l < 32 && w * 32 + l < N_; ++l) r.v[w * 32 + l] = res;
+    }
+    return r;
+  }
+  const uint64_t what = mix(0x564f5445ull, std::hash<std::string>{}(name));  // "VOTE"
+  std::vector<uint64_t> tag(N_, 0);
+  bool some = false;
+  for (unsigned w = 0; w * 32 < N_; ++w) {
+    uint64_t n = what;
+    bool ok = true;
+    for (unsigned l = 0; l < 32 && w * 32 + l < N_ && ok; ++l) {
+      const unsigned t = w * 32 + l;
+      if (!active_[t]) {
+        n = mix(n, 0x494e41435449ull + l);  // "INACTI": which lanes vote is part of the result
+        continue;
+      }
+      const uint64_t x = laneNumber(pred, t);
+      ok = x != 0;
+      n = mix(n, x);
+    }
+    if (!ok) continue;
+    for (unsigned l = 0; l < 32 && w * 32 + l < N_; ++l)
+      if (active_[w * 32 + l]) tag[w * 32 + l] = n, some = true;
+  }
+  if (some) r.tag = std::move(tag);
+  return r;
+}
+
 // A warp shuffle's result: not known (exchanged between lanes, not a memory load), but numbered
 // from the source lane's value, so a full xor butterfly leaves every lane with one number.
 Value Builder::shuffled(const std::string& name, const std::vector<Value>& v) const {
   Value r = unknown();
+  for (const auto& a : v) r.data = r.data || a.data, r.block = r.block || a.block;
   const bool xorS = name == "__shfl_xor_sync", down = name == "__shfl_down_sync", up = name == "__shfl_up_sync",
              idx = name == "__shfl_sync";
   if (!(xorS || down || up || idx) || v.size() < 3) return r;
@@ -287,6 +340,7 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
   if (name.rfind("__", 0) == 0 && name.size() > 5 && name.compare(name.size() - 5, 5, "_sync") == 0) {
     auto v = args();
     barrier(ce, false, name + "()");
+    if ((name == "__ballot_sync" || name == "__any_sync" || name == "__all_sync") && v.size() == 2) return voted(name, v[1]);
     return shuffled(name, v);
   }
   if (name.rfind("atomic", 0) == 0 && ce->getNumArgs() >= 1) {
@@ -375,7 +429,7 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     else if (lv.kind == LVal::Mem && lv.ptr.space == MemSpace::Local) forgetLocal(lv.ptr.base);
   }
   Value r = unknown();  // a library or undefined function: data only if its inputs are
-  for (const auto& a : v) r.data = r.data || a.data;
+  for (const auto& a : v) r.data = r.data || a.data, r.block = r.block || a.block;  // another block's inputs: another value
   // A math function of the toolkit (sqrtf, fmaxf, __expf, ...) of the same arguments is the same value.
   if (fd && isSystem(fd) && !v.empty() && name.rfind("rand", 0) == std::string::npos &&
       name.rfind("curand", 0) == std::string::npos && name.find("clock") == std::string::npos) {

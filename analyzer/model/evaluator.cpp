@@ -1030,6 +1030,7 @@ Value Builder::readLocalPart(const LVal& lv, int64_t addr) {
       const Value& w = it->second;
       Value r = unknown();
       r.data = w.data;
+      r.block = w.block;
       r.same = w.same;
       const uint64_t where = mix(0x50415254ull, static_cast<uint64_t>(addr - a) << 32 | lv.size);  // "PART"
       std::vector<uint64_t> tag(N_, 0);
@@ -1048,7 +1049,7 @@ Value Builder::readLocalPart(const LVal& lv, int64_t addr) {
     Value r = unknown();
     std::vector<const Value*> ops;
     r.same = true;
-    for (auto& [off, v] : tiles) ops.push_back(v), r.data = r.data || v->data, r.same = r.same && uniformish(*v);
+    for (auto& [off, v] : tiles) ops.push_back(v), r.data = r.data || v->data, r.block = r.block || v->block, r.same = r.same && uniformish(*v);
     number(r, mix(0x54494c45ull, tiles.size()), ops);  // "TILE"
     return r;
   }

@@ -137,6 +137,9 @@ uint64_t LaneDomain::laneNumber(const Value& v, unsigned t) {
 }
 
 void LaneDomain::number(Value& r, uint64_t what, llvm::ArrayRef<const Value*> operands, bool commutative) const {
+  // Made from a value another block holds differently: so is this one (value numbers are made in
+  // one block; equal numbers in two blocks mean equal values only without blockIdx in them).
+  for (const Value* o : operands) r.block = r.block || o->block;
   // No thread has a number when an operand has none for any thread (most values: skip the loop).
   for (const Value* o : operands)
     if (!(o->known && !o->isPtr) && o->tag.empty()) {

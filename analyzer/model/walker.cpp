@@ -238,7 +238,7 @@ void Builder::walkAsm(const clang::GCCAsmStmt* as) {
   for (unsigned i = 0; i < as->getNumOutputs(); ++i) {
     LVal lv = evalLValue(as->getOutputExpr(i));
     Value r = unknown();
-    for (const auto& v : ins) r.data = r.data || v.data;
+    for (const auto& v : ins) r.data = r.data || v.data, r.block = r.block || v.block;
     if (pure) number(r, mix(what, i), ops);
     writeLVal(lv, r);
   }
