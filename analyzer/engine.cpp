@@ -190,6 +190,11 @@ struct CalleeFinder : clang::RecursiveASTVisitor<CalleeFinder> {
   std::vector<const clang::FunctionDecl*> found;
   void add(const clang::FunctionDecl* fd) {
     if (!fd) return;
+    // An instantiation Clang could not make (an error in the template's body): no body, invalid.
+    if (fd->isInvalidDecl()) {
+      found.push_back(fd);
+      return;
+    }
     const clang::FunctionDecl* def = fd->getDefinition();
     if (!def || !def->hasBody()) return;
     auto loc = sm->getExpansionLoc(def->getLocation());
@@ -841,10 +846,20 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
       errs.push_back(std::move(d));
     }
     // Each kernel that was not analysed is named at the error that explains it (else at the first).
+    // Instantiations of one kernel template skipped for one reason: one note, with their count.
+    std::map<std::tuple<std::string, std::string, int>, std::pair<const SkippedKernel*, unsigned>> skippedOnce;
+    std::vector<const SkippedKernel*> order;
     for (const auto& s : best.skipped) {
-      size_t at = s.error >= 0 && static_cast<size_t>(s.error) < errs.size() ? static_cast<size_t>(s.error) : 0;
+      auto [it, fresh] = skippedOnce.try_emplace({s.name, s.reason, s.error}, &s, 0u);
+      if (fresh) order.push_back(&s);
+      ++it->second.second;
+    }
+    for (const SkippedKernel* s : order) {
+      size_t at = s->error >= 0 && static_cast<size_t>(s->error) < errs.size() ? static_cast<size_t>(s->error) : 0;
       if (errs.empty()) break;
-      errs[at].notes.push_back({s.where, fmt::format("kernel '{}' was not analysed: {}", s.name, s.reason)});
+      const unsigned n = skippedOnce[{s->name, s->reason, s->error}].second;
+      errs[at].notes.push_back({s->where, fmt::format("kernel '{}'{} was not analysed: {}", s->name,
+                                                      n > 1 ? fmt::format(" ({} instantiations)", n) : "", s->reason)});
     }
     fa.result.diags.insert(fa.result.diags.end(), errs.begin(), errs.end());
   }

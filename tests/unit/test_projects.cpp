@@ -184,6 +184,12 @@ TEST(Projects, KernelsNotAnalysedAreNamedWithTheReason) {
   auto b = notes.find("kernel 'callsBroken' was not analysed: it calls 'helper', which has code Clang could not compile (line 26)");
   ASSERT_NE(b, notes.end()) << j.dump(2);
   EXPECT_EQ(b->second, std::make_pair(26, 30));
+  // An instantiation Clang could not make (a missing 'template' keyword): one note for both
+  // instantiations of the kernel that calls it.
+  auto c = notes.find("kernel 'castKernel' (2 instantiations) was not analysed: it calls 'castImpl', which has code Clang "
+                      "could not compile (line 42)");
+  ASSERT_NE(c, notes.end()) << j.dump(2);
+  EXPECT_EQ(c->second, std::make_pair(42, 44));
   EXPECT_EQ(j["files"][0]["kernels"], 2) << "intact and clean";
 }
 
