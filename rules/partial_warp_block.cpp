@@ -1,5 +1,7 @@
 #include "rules/partial_warp_block.h"
 
+#include <clang/AST/Decl.h>
+#include <clang/AST/Expr.h>
 #include <clang/AST/Stmt.h>
 #include <fmt/format.h>
 
@@ -67,6 +69,29 @@ void checkWorkSplits(const KernelModel& m, RuleContext& rc, const RuleInfo& info
 }
 }  // namespace
 
+namespace {
+// Whether a function or one it calls (a few levels deep) calls printf.
+bool printsOutput(const clang::FunctionDecl* fn, int depth) {
+  if (!fn || depth > 3) return false;
+  const clang::FunctionDecl* def = fn->getDefinition();
+  if (!def || !def->getBody()) return false;
+  bool found = false;
+  std::vector<const clang::Stmt*> todo = {def->getBody()};
+  while (!todo.empty() && !found) {
+    const clang::Stmt* s = todo.back();
+    todo.pop_back();
+    if (!s) continue;
+    if (const auto* ce = llvm::dyn_cast<clang::CallExpr>(s))
+      if (const clang::FunctionDecl* callee = ce->getDirectCallee()) {
+        if (callee->getName() == "printf" || callee->getName() == "vprintf") return true;
+        if (callee != fn && printsOutput(callee, depth + 1)) return true;
+      }
+    for (const clang::Stmt* c : s->children()) todo.push_back(c);
+  }
+  return found;
+}
+}  // namespace
+
 void PartialWarpBlockRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   checkWorkSplits(m, rc, kInfo);
   // Only a shape written in the code (a launch or __launch_bounds__), not an assumed one.
@@ -89,6 +114,11 @@ void PartialWarpBlockRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   if (scalarParams &&
       std::all_of(m.accesses().begin(), m.accesses().end(), [](const Access& a) { return a.space == MemSpace::Local; }))
     return;
+  // Nor does one whose only way to give results besides its own variables is printing (scalar
+  // parameters and a printf in it or a function it calls): a demonstration that prints which
+  // thread runs (cuda-samples cdpSimplePrint's 2-thread blocks, which also number the blocks
+  // with an atomic on a __device__ variable).
+  if (scalarParams && printsOutput(fn, 0)) return;
   if (!rc.inLintedFile(m.blockRange().getBegin())) return;
   unsigned warps = m.warps();
   unsigned idle = warps * 32 - threads;

@@ -166,7 +166,21 @@ void Builder::walk(const clang::Stmt* s) {
           if (active_[t]) alive_[t] = 0;
     } else {
       if (!f.hasRet) { f.ret = unknown(); f.ret.known = v.known; }
-      assignMasked(f.ret, v);
+      // A thread that already returned: the paths of an undecided condition are both walked with
+      // it, so it returns one value or the other (a hash lookup's loaded value or its "empty"
+      // sentinel). Different values there: which one is data, not the last one walked.
+      bool chosen = false;
+      if (f.hasRet && !v.isPtr && !f.ret.isPtr)
+        for (unsigned t = 0; t < N_ && !chosen; ++t)
+          chosen = active_[t] && f.returned[t] && laneNumber(f.ret, t) != laneNumber(v, t);
+      if (chosen) {
+        Value r = unknown();
+        r.data = true;
+        r.block = f.ret.block || v.block;
+        f.ret = std::move(r);
+      } else {
+        assignMasked(f.ret, v);
+      }
       if (!v.known) f.ret.known = false;
       f.hasRet = true;
       for (unsigned t = 0; t < N_; ++t)
