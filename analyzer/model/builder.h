@@ -171,12 +171,17 @@ class Builder : public LaneDomain {
   std::vector<unsigned> warpEpoch_;
   std::map<std::pair<const clang::Expr*, uint64_t>, int64_t> uniformLoads_;
   std::map<const clang::ValueDecl*, uint64_t> memVersion_;  // writes recorded to each array so far
-  // An unknown value (loaded data, or a bool flag) stored at one address by every thread that
-  // stored it (the shared flag thread 0 sets from an atomic's ticket): (array, byte address) -> the array's memVersion_ right
-  // after that store. A uniform load there while the version is unchanged reads data, not a
-  // stand-in symbol (readMem).
-  std::map<std::pair<const clang::ValueDecl*, int64_t>, uint64_t> dataScalars_;
-  std::map<std::pair<const clang::ValueDecl*, int64_t>, bool> dataScalarIsData_;  // ... the value was loaded data
+  // An unknown value (loaded data, a bool flag, an integer with no value number) stored at one
+  // address by every thread that stored it (the shared flag thread 0 sets from an atomic's
+  // ticket): (array, byte address) -> the array's memVersion_ right after that store. A uniform
+  // load there while the version is unchanged reads an unknown value or an `opaque` stand-in
+  // (readMem).
+  struct DataScalar {
+    uint64_t version = 0;
+    bool data = false;    // the value was loaded data
+    bool opaque = false;  // an integer nothing is known about: read back as an `opaque` stand-in
+  };
+  std::map<std::pair<const clang::ValueDecl*, int64_t>, DataScalar> dataScalars_;
   std::vector<unsigned> guards_;  // lines of undecided conditions being walked
   std::unordered_map<const clang::Expr*, std::optional<int64_t>> folded_;
   const clang::VarDecl* loopVar_ = nullptr;

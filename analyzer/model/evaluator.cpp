@@ -449,6 +449,7 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
   }
   if (op == BO::BO_LAnd || op == BO::BO_LOr) {
     Value a = eval(bo->getLHS());
+    if (a.opaque) a.known = false;  // a stand-in for a value nothing is known about: not decided
     Mask saved = active_;
     bool variant = blockVariant(a);  // other blocks' threads evaluate the right-hand side differently
     if (a.known)
@@ -456,6 +457,7 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
         if (active_[t] && ((a.v[t] != 0) == (op == BO::BO_LOr))) active_[t] = 0;
     enterBlockVariant(variant, nullptr);
     Value b = anyActive() ? eval(bo->getRHS()) : constant(0);
+    if (b.opaque) b.known = false;
     leaveBlockVariant(variant);
     active_ = saved;
     Value r = unknown();
@@ -574,6 +576,7 @@ Value Builder::evalUnary(const clang::UnaryOperator* uo) {
 
 Value Builder::evalConditional(const clang::AbstractConditionalOperator* co) {
   Value c = eval(co->getCond());
+  if (c.opaque) c.known = false;  // a stand-in for a value nothing is known about: not decided
   // Arms of ?: that only load or compute are predicated by the compiler: only calls count as work.
   recordBranch(co, co->getCond(), c, containsCall(co->getTrueExpr()), containsCall(co->getFalseExpr()), false);
   Mask saved = active_;
@@ -966,17 +969,22 @@ Value Builder::readMem(const LVal& lv) {
   if (lv.ptr.space == MemSpace::Unknown) return unknown();
   // Same address for every active thread: a uniform value (a representative symbol).
   if (lv.ptr.known && !varying(lv.ptr) && !lv.ptr.data) {
-    // Unchanged since one data-dependent value was stored there: that value, the same for every
-    // thread, unknown (a flag set from an atomic's ticket is not a symbol that is always true).
+    // Unchanged since one unknown value was stored there (`dataScalars_`): loaded data or a bool
+    // flag reads back as that value, the same for every thread and unknown (a flag set from an
+    // atomic's ticket is not a symbol that is always true); any other integer nothing is known
+    // about (an atomic's old value) keeps its stand-in, for addresses, but marked `opaque`, so a
+    // condition on it is not decided.
+    bool opaque = false;
     if (lv.ptr.base)
       for (unsigned t = 0; t < N_; ++t)
         if (active_[t]) {
           auto it = dataScalars_.find({lv.ptr.base, lv.ptr.v[t]});
-          if (it == dataScalars_.end() || it->second != memVersion_[lv.ptr.base]) break;
+          if (it == dataScalars_.end() || it->second.version != memVersion_[lv.ptr.base]) break;
+          if (it->second.opaque) { opaque = true; break; }
           Value r = unknown();
-          r.data = dataScalarIsData_[{lv.ptr.base, lv.ptr.v[t]}];
+          r.data = it->second.data;
           r.same = true;
-          r.tag.assign(N_, mix(mix(reinterpret_cast<uintptr_t>(lv.ptr.base), it->second), static_cast<uint64_t>(lv.ptr.v[t])));
+          r.tag.assign(N_, mix(mix(reinterpret_cast<uintptr_t>(lv.ptr.base), it->second.version), static_cast<uint64_t>(lv.ptr.v[t])));
           return r;
         }
     // One stand-in per load expression and version of the memory it reads: a reload after a store
@@ -988,6 +996,7 @@ Value Builder::readMem(const LVal& lv) {
     r.symbolic = true;
     r.param = true;
     r.same = true;
+    r.opaque = opaque;
     // Loaded from an address that moves with blockIdx (`in[blockIdx.x]`): another value in every
     // block, not known there (no alternatives).
     r.block = lv.ptr.block;
@@ -1114,15 +1123,19 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   if (stored && !stored->known && !stored->tag.empty()) a.storedTag = stored->tag;
   if (write && lv.ptr.base) {
     const uint64_t version = ++memVersion_[lv.ptr.base];  // later loads see another value
-    // Loaded data, or a flag (bool) computed from anything unknown (an atomic's ticket).
+    // Loaded data, a flag (bool) computed from anything unknown (an atomic's ticket), or an
+    // integer nothing is known about (no value number: an atomic's old value).
     const bool flag = lv.expr && lv.expr->getType()->isBooleanType();
-    if (stored && !stored->known && (stored->data || flag) && lv.ptr.known && !lv.ptr.data && !varying(lv.ptr))
-      for (unsigned t = 0; t < N_; ++t)
-        if (active_[t]) {
-          dataScalars_[{lv.ptr.base, lv.ptr.v[t]}] = version;
-          dataScalarIsData_[{lv.ptr.base, lv.ptr.v[t]}] = stored->data;
-          break;
-        }
+    const bool integer = lv.expr && lv.expr->getType()->isIntegralOrEnumerationType();
+    if (stored && !stored->known && !stored->isPtr && lv.ptr.known && !lv.ptr.data && !varying(lv.ptr)) {
+      DataScalar d{version, stored->data, !(stored->data || flag) && integer && stored->tag.empty()};
+      if (stored->data || flag || d.opaque)
+        for (unsigned t = 0; t < N_; ++t)
+          if (active_[t]) {
+            dataScalars_[{lv.ptr.base, lv.ptr.v[t]}] = d;
+            break;
+          }
+    }
   }
   a.epoch = epoch_;
   a.warpEpoch = warpEpoch_;

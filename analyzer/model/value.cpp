@@ -47,6 +47,7 @@ void LaneDomain::mergeFlags(Value& r, const Value& a, const Value& b) {
   r.symbolic = a.symbolic || b.symbolic;
   r.param = a.param || b.param;
   r.block = a.block || b.block;
+  r.opaque = a.opaque || b.opaque;
   r.strideSym = !a.strideSym.empty() ? a.strideSym : b.strideSym;
 }
 

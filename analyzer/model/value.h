@@ -45,6 +45,9 @@ struct Value {
   unsigned group = 0;
   // The same for every thread, even when not known (a float loaded from one address).
   bool same = false;
+  // A stand-in for an integer nothing is known about (a shared variable thread 0 set from an
+  // atomic's old value): usable in addresses, but a condition on it is not decided.
+  bool opaque = false;
   // Value numbers of values that are not known (floats, loaded data), per thread, 0 = none: two
   // threads whose numbers are equal hold the same value, because they computed it the same way
   // from the same loads (same address, memory not written in between) and constants. Empty when

@@ -263,6 +263,7 @@ void Builder::walkIf(const clang::IfStmt* is) {
   if (is->getConditionVariableDeclStmt()) walk(is->getConditionVariableDeclStmt());
   if (is->isConsteval()) return;
   Value c = eval(is->getCond());
+  if (c.opaque) c.known = false;  // a stand-in for a value nothing is known about: not decided
   recordBranch(is, is->getCond(), c, isBranchWork(is->getThen(), ctx_), is->getElse() && isBranchWork(is->getElse(), ctx_), false);
   Mask saved = active_;
   Mask tm = saved, fm = saved;
