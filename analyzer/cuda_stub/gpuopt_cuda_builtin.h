@@ -190,6 +190,15 @@ template <class T> __device__ T __shfl_up_sync(unsigned m, T v, unsigned d, int 
 template <class T> __device__ T __shfl_down_sync(unsigned m, T v, unsigned d, int w = 32);
 template <class T> __device__ T __shfl_xor_sync(unsigned m, T v, int l, int w = 32);
 __device__ unsigned __ballot_sync(unsigned m, int p);
+__device__ unsigned __reduce_add_sync(unsigned m, unsigned v);
+__device__ int __reduce_add_sync(unsigned m, int v);
+__device__ unsigned __reduce_min_sync(unsigned m, unsigned v);
+__device__ int __reduce_min_sync(unsigned m, int v);
+__device__ unsigned __reduce_max_sync(unsigned m, unsigned v);
+__device__ int __reduce_max_sync(unsigned m, int v);
+__device__ unsigned __reduce_and_sync(unsigned m, unsigned v);
+__device__ unsigned __reduce_or_sync(unsigned m, unsigned v);
+__device__ unsigned __reduce_xor_sync(unsigned m, unsigned v);
 __device__ int __all_sync(unsigned m, int p);
 __device__ int __any_sync(unsigned m, int p);
 __device__ unsigned __activemask(void);

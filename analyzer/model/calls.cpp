@@ -232,6 +232,36 @@ Value Builder::voted(const std::string& name, const Value& pred) const {
   return r;
 }
 
+// A reduction over a group of `size` consecutive threads (cooperative_groups::reduce over a tile,
+// __reduce_add_sync over a warp): one value for every thread of a group. Numbered from the
+// operands' numbers of the group's active threads; when some have none, still one value within
+// the group (a number of its own, per call and group), then taken to differ between blocks.
+Value Builder::groupReduced(const clang::Expr* call, const Value& v, unsigned size) const {
+  Value r = unknown();
+  r.data = v.data;
+  r.block = v.block;
+  if (size == 0 || size > N_) size = 32;
+  const uint64_t what = mix(0x524544ull, reinterpret_cast<uintptr_t>(call));  // "RED"
+  r.tag.assign(N_, 0);
+  for (unsigned g0 = 0; g0 < N_; g0 += size) {
+    uint64_t n = what;
+    bool numbered = true;
+    for (unsigned t = g0; t < g0 + size && t < N_; ++t) {
+      if (!active_[t]) { n = mix(n, 0x494e41435449ull + (t - g0)); continue; }
+      const uint64_t x = laneNumber(v, t);
+      numbered = numbered && x != 0;
+      n = mix(n, x);
+    }
+    if (!numbered) {
+      n = mix(mix(what, 0x46524553480000ull + seq_), g0);  // "FRESH": this call, this group
+      r.block = true;  // not derived from values known to agree between blocks
+    }
+    for (unsigned t = g0; t < g0 + size && t < N_; ++t)
+      if (active_[t]) r.tag[t] = n;
+  }
+  return r;
+}
+
 // A warp shuffle's result: not known (exchanged between lanes, not a memory load), but numbered
 // from the source lane's value, so a full xor butterfly leaves every lane with one number.
 Value Builder::shuffled(const std::string& name, const std::vector<Value>& v) const {
@@ -329,6 +359,14 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
       barrier(ce, gk != GroupKind::Warp, "cooperative_groups::sync()", gk == GroupKind::Grid);
       return unknown();
     }
+    if (name == "reduce" && ce->getNumArgs() >= 2) {
+      Value g = eval(ce->getArg(0));
+      const unsigned size = g.group ? g.group : tileSizeOf(ce->getArg(0)->getType());
+      Value v = eval(ce->getArg(1));
+      for (unsigned i = 2; i < ce->getNumArgs(); ++i) eval(ce->getArg(i));
+      barrier(ce, false, name);
+      return groupReduced(ce, v, size);
+    }
     if (name == "reduce" || name.rfind("inclusive_scan", 0) == 0 || name.rfind("exclusive_scan", 0) == 0) {
       args();
       barrier(ce, false, name);
@@ -341,6 +379,7 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     auto v = args();
     barrier(ce, false, name + "()");
     if ((name == "__ballot_sync" || name == "__any_sync" || name == "__all_sync") && v.size() == 2) return voted(name, v[1]);
+    if (name.rfind("__reduce_", 0) == 0 && v.size() == 2) return groupReduced(ce, v[1], 32);
     return shuffled(name, v);
   }
   if (name.rfind("atomic", 0) == 0 && ce->getNumArgs() >= 1) {
