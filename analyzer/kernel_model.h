@@ -57,6 +57,10 @@ class KernelModel {
   // Where the block shape came from: "launch at line 42", "__launch_bounds__", "assumed".
   const std::string& blockSource() const { return blockSource_; }
   bool blockAssumed() const { return blockAssumed_; }
+  // Whether the kernel (or a function it calls) reads threadIdx.y / threadIdx.z: it is written for
+  // a block of more than one dimension. With an assumed (1-D) shape, which threads share data is
+  // then a guess.
+  bool usesThreadAxis(int axis) const { return axis >= 0 && axis < 3 && threadAxes_[axis]; }
   // "a 256x1x1 block (assumed; pass --block-dim)" for messages.
   std::string blockDescription() const;
   // Where the block shape was written: the launch's block argument or the __launch_bounds__
@@ -102,6 +106,7 @@ class KernelModel {
   unsigned bx_ = 256, by_ = 1, bz_ = 1;
   std::string blockSource_;
   bool blockAssumed_ = false;
+  bool threadAxes_[3] = {false, false, false};
   std::vector<Access> accesses_;
   std::vector<Branch> branches_;
   std::vector<Barrier> barriers_;

@@ -30,6 +30,7 @@ std::string guardsText(const Access& a, const Access& b) {
 }  // namespace
 
 void GlobalMemoryRaceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
+  if (multiDimShapeGuessed(m)) return;  // which threads share data is a guess (rule_util.h)
   // Within a block first (a barrier can fix those), then across blocks (none can).
   struct Finding {
     const Race* in = nullptr;

@@ -10,6 +10,7 @@
 namespace gpuopt {
 
 void MissingSyncthreadsRule::checkKernel(const KernelModel& m, RuleContext& rc) {
+  if (multiDimShapeGuessed(m)) return;  // which threads share data is a guess (rule_util.h)
   std::set<const clang::Expr*> reported;
   for (const auto& r : m.sharedRaces()) {
     if (r.warpSynchronous) continue;  // owned by unsafe-warp-reduce

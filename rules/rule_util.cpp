@@ -57,4 +57,8 @@ double recordCoverage(const KernelModel& m, const Access& a, int64_t* strideOut,
   return static_cast<double>(bytes) / static_cast<double>(stride);
 }
 
+bool multiDimShapeGuessed(const KernelModel& m) {
+  return m.blockAssumed() && (m.usesThreadAxis(1) || m.usesThreadAxis(2));
+}
+
 }  // namespace gpuopt

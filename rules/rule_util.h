@@ -11,6 +11,12 @@
 namespace gpuopt {
 
 // "lanes 0, 1, 2, 3 ... 31" (at most `max` listed).
+// A kernel written for a block of more than one dimension (it reads threadIdx.y or .z) whose
+// shape is assumed (no launch, __launch_bounds__ or --block-dim gave it): which threads share an
+// element, and which share a warp, is then a guess, so races are not judged. On real code
+// (2026-11-23) such findings were 168 false alarms to 7 true.
+bool multiDimShapeGuessed(const KernelModel& m);
+
 std::string laneList(llvm::ArrayRef<unsigned> lanes, size_t max = 6);
 // " (at s = 16)" or "".
 std::string atContext(const std::string& ctx);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
 #include "analyzer/rule_context.h"
 #include "rules/rule_util.h"
@@ -10,6 +11,7 @@
 namespace gpuopt {
 
 void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
+  if (multiDimShapeGuessed(m)) return;  // which threads share data is a guess (rule_util.h)
   // One finding per warp-synchronous region: the function the accesses are in, within one barrier interval.
   struct Group {
     const KernelModel::Race* first = nullptr;
@@ -20,8 +22,12 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   };
   std::map<std::pair<const clang::FunctionDecl*, unsigned>, Group> groups;
   std::vector<std::pair<const clang::FunctionDecl*, unsigned>> order;
+  // Accesses that also race across warps are missing-syncthreads' (a __syncthreads() fixes both).
+  std::set<const clang::Expr*> blockLevel;
+  for (const auto& r : m.sharedRaces())
+    if (!r.warpSynchronous) blockLevel.insert(r.second->expr);
   for (const auto& r : m.sharedRaces()) {
-    if (!r.warpSynchronous) continue;
+    if (!r.warpSynchronous || blockLevel.count(r.second->expr)) continue;
     auto key = std::make_pair(r.second->function, r.second->epoch);
     auto [it, fresh] = groups.try_emplace(key);
     if (fresh) order.push_back(key);

@@ -170,6 +170,7 @@ Value Builder::builtinVar(const clang::PseudoObjectExpr* po) {
   int axis = prop == "x" ? 0 : prop == "y" ? 1 : prop == "z" ? 2 : -1;
   if (axis < 0) return unknown();
   if (var == "threadIdx") {
+    m_.threadAxes_[axis] = true;
     Value v = constant(0);
     for (unsigned t = 0; t < N_; ++t) v.v[t] = axis == 0 ? m_.tx(t) : axis == 1 ? m_.ty(t) : m_.tz(t);
     return v;
@@ -198,6 +199,7 @@ Value Builder::evalMemberOfValue(const clang::MemberExpr* me) {
     int axis = f == "x" ? 0 : f == "y" ? 1 : f == "z" ? 2 : -1;
     if (axis >= 0 && groupKind(call->getImplicitObjectArgument()->IgnoreImpCasts()->getType()) != GroupKind::None) {
       if (name == "thread_index") {
+        m_.threadAxes_[axis] = true;
         Value v = constant(0);
         for (unsigned t = 0; t < N_; ++t) v.v[t] = axis == 0 ? m_.tx(t) : axis == 1 ? m_.ty(t) : m_.tz(t);
         return v;

@@ -39,7 +39,7 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space)
     v = static_cast<int64_t>(n);
     return n != 0;
   };
-  std::set<std::pair<const clang::Expr*, const clang::Expr*>> seen;
+  std::set<std::pair<const clang::Expr*, const clang::Expr*>> seen, seenWarp;
   std::vector<Entry> entries;
   llvm::SmallPtrSet<const void*, 8> written;
   size_t i = 0;
@@ -85,6 +85,10 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space)
       writers.clear();
       readers.clear();
       wroteSame.clear();
+      // Every thread touching this element in the interval is in one warp (each warp scans its own
+      // slice of a buffer): a race here is between lanes of that warp only, warp-synchronous.
+      bool oneWarp = true;
+      for (size_t k = g + 1; k < h && oneWarp; ++k) oneWarp = entries[k].thread / 32 == entries[g].thread / 32;
       // Does every write of this byte in the interval store one value (known, or the same for all)?
       bool oneValue = true, haveValue = false;
       int64_t value = 0;
@@ -116,7 +120,15 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space)
             if (oneValue && o->acc->isWrite && a->isWrite && !a->isRead && !o->acc->isRead) continue;
             // Reading back the value this thread stored itself, when every store is that value.
             if (oneValue && !a->isWrite && wroteSame.count(e.thread)) continue;
-            if (!seen.insert({o->acc->expr, a->expr}).second) return;
+            // A warp-level pair does not stand for the pair of expressions: another element may
+            // still race across warps (kept apart from the block-level ones).
+            // Only an ordering race (the lanes exchanging values, or one store that must land
+            // before another: a warp scan over its own slice), decided (no data guard); lanes of
+            // one warp storing different values into one element in one store lose all but one,
+            // whatever the syncs.
+            const bool oneStore = a->expr == o->acc->expr && a->isWrite && !a->isRead;
+            const bool warpLevel = sameWarp && oneWarp && !oneStore && a->guards.empty() && o->acc->guards.empty();
+            if (!(warpLevel ? seenWarp : seen).insert({o->acc->expr, a->expr}).second) return;
             Race r;
             r.first = o->acc;
             r.second = a;
@@ -127,7 +139,7 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space)
             r.sameWarp = sameWarp;
             r.possible = !o->acc->guards.empty() || !a->guards.empty();
             int w1 = warpOnly(o->acc), w2 = warpOnly(a);
-            r.warpSynchronous = sameWarp && w1 >= 0 && w1 == w2;
+            r.warpSynchronous = warpLevel || (sameWarp && w1 >= 0 && w1 == w2);
             races.push_back(r);
             return;
           }
