@@ -101,7 +101,7 @@ const std::vector<KernelModel::Race>& KernelModel::globalRaces() const {
 }
 
 const std::vector<CrossBlockRace>& KernelModel::crossBlockRaces() const {
-  if (!crossDone_) crossRaces_ = findCrossBlockRaces(accesses_, barriers_, MemSpace::Global);
+  if (!crossDone_) crossRaces_ = findCrossBlockRaces(accesses_, barriers_, MemSpace::Global, grid_);
   crossDone_ = true;
   return crossRaces_;
 }

@@ -161,7 +161,11 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space)
 }
 
 std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& accesses,
-                                                const std::vector<Barrier>& barriers, MemSpace space) {
+                                                const std::vector<Barrier>& barriers, MemSpace space, const unsigned grid[3]) {
+  // Block offsets compared: 0..2 in x, 0..1 in y, fewer when the launch's grid is that small (a
+  // grid of 2 blocks has no block b + 2; one of 1 no other block along that axis).
+  const int xs = grid && grid[0] ? static_cast<int>(std::min(3u, grid[0])) : 3;
+  const int yMax = grid && grid[1] ? static_cast<int>(std::min(2u, grid[1])) : 2;
   std::vector<CrossBlockRace> races;
   // Grid-wide syncs split the kernel into intervals; program order decides which an access is in.
   std::vector<unsigned> gridSyncs;
@@ -174,7 +178,7 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
   for (const auto& a : accesses)
     if (a.space == space && a.blockLinear)
       for (size_t t = 0; t < a.stepY.size() && !moveY; ++t) moveY = a.mask[t] && a.stepY[t] != 0;
-  const int ys = moveY ? 2 : 1;
+  const int ys = moveY ? yMax : 1;
   struct Entry {
     const void* base;
     unsigned interval;
@@ -216,7 +220,7 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
         any = true;
         rg.nonMoving = rg.nonMoving || (a.stepX[t] == 0 && a.stepY[t] == 0);
         for (int y = 0; y < ys; ++y)
-          for (int x = 0; x < 3; ++x) {
+          for (int x = 0; x < xs; ++x) {
             int64_t lo = a.addr[t] + x * a.stepX[t] + y * a.stepY[t];
             auto& r = rg.r[x + 3 * y];
             r.first = std::min(r.first, lo);
@@ -233,6 +237,7 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
           if (!p.a->isWrite && !q.a->isWrite) continue;
           for (int o1 = 0; o1 < 3 * ys && !overlap; ++o1)
             for (int o2 = 0; o2 < 3 * ys && !overlap; ++o2) {
+              if (o1 % 3 >= xs || o2 % 3 >= xs) continue;
               if (o1 == o2 && !p.nonMoving && !q.nonMoving) continue;  // the same block
               overlap = p.r[o1].first < q.r[o2].second && q.r[o2].first < p.r[o1].second;
             }
@@ -259,7 +264,7 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
       // Neighbours only along a dimension the address moves in: one that does not move with
       // blockIdx.y (or .x) is often launched with one block in that dimension (backprop's
       // dim3(1, n) grid), so the same address there is not taken for another block's.
-      const int nx = a.stepX[t] != 0 ? 3 : 1, ny = a.stepY[t] != 0 ? ys : 1;
+      const int nx = a.stepX[t] != 0 ? xs : 1, ny = a.stepY[t] != 0 ? ys : 1;
       for (int y = 0; y < ny; ++y)
         for (int x = 0; x < nx; ++x) {
           int64_t addr = a.addr[t] + x * a.stepX[t] + y * a.stepY[t];

@@ -48,7 +48,8 @@ struct CrossBlockRace {
 // Skipped: atomics, data-dependent or unknown addresses, addresses through a parameter's stand-in
 // value, accesses under masks no representative thread decides, every store of one known value, and
 // block-independent accesses under a per-block condition (`if (blockIdx.x == 0)`).
+// `grid`: the launch's gridDim when known (0 per axis when not): blocks past it are not compared.
 std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& accesses,
-                                                const std::vector<Barrier>& barriers, MemSpace space);
+                                                const std::vector<Barrier>& barriers, MemSpace space, const unsigned grid[3] = nullptr);
 
 }  // namespace gpuopt
