@@ -244,7 +244,14 @@ class LintConsumer : public clang::ASTConsumer {
     for (const auto& r : rules_)
       if (enabled(*r) && r->needsBlockSteps()) modelOpts.blockSteps = true;
     auto tLaunches = Clock::now();
+    // Launches are looked for in all of the project's code the parse holds, not only the linted
+    // files: a kernel file linted through its includer is launched from another file it brings in.
+    std::vector<clang::Decl*> project;
+    for (clang::Decl* d : ctx.getTranslationUnitDecl()->decls())
+      if (files.inProject(d->getLocation())) project.push_back(d);
+    ctx.setTraversalScope(project);
     LaunchIndex launches(ctx);
+    ctx.setTraversalScope(scope);
     out_.phaseMs["launch index"] += msSince(tLaunches);
     std::vector<const clang::FunctionDecl*> functions;
     for (const clang::FunctionDecl* k : findFunctions(ctx, files, functions)) {

@@ -81,6 +81,22 @@ bool LintedFiles::inScope(clang::SourceLocation loc) const {
   return sm_.isInMainFile(e) || contains(e);
 }
 
+bool LintedFiles::inProject(clang::SourceLocation loc) const {
+  if (loc.isInvalid()) return false;
+  auto e = sm_.getExpansionLoc(loc);
+  if (inScope(e)) return true;
+  clang::FileID fid = sm_.getFileID(e);
+  auto [it, fresh] = projectCache_.try_emplace(fid.getHashValue(), false);
+  if (!fresh) return it->second;
+  auto entry = sm_.getFileEntryRefForID(fid);
+  if (!entry || clang::SrcMgr::isSystem(sm_.getFileCharacteristic(e))) return false;
+  std::string path = absoluteNormal(entry->getName());
+  bool own = under(path, s_.projectRoot);
+  for (const auto& ex : s_.excluded) own = own && !under(path, ex);
+  it->second = own;
+  return own;
+}
+
 std::string LintedFiles::displayName(clang::FileID fid) const {
   if (fid == sm_.getMainFileID() && s_.targetPath.empty()) return s_.mainName;
   auto entry = sm_.getFileEntryRefForID(fid);

@@ -41,6 +41,11 @@ class LintedFiles {
   bool containsFile(clang::FileID fid) const;
   // Whether the file is in the translation unit's own code (main file or linted): traversal scope.
   bool inScope(clang::SourceLocation loc) const;
+  // Whether the file is the project's own code whatever is linted (the main file, a linted file,
+  // or a file under the project root that is not a system, toolkit or bundled header): where
+  // launches are looked for, so that a kernel file linted through its includer sees the launch in
+  // another file the includer brings in (sss: main.cu includes moves.cpp, which launches).
+  bool inProject(clang::SourceLocation loc) const;
   // The name a file is reported under: as given for the main file and the target, else its path
   // (relative to the working directory when inside it).
   std::string displayName(clang::FileID fid) const;
@@ -48,6 +53,7 @@ class LintedFiles {
 
  private:
   const clang::SourceManager& sm_;
+  mutable std::unordered_map<unsigned, bool> projectCache_;
   Settings s_;
   std::optional<std::regex> headerFilter_;
   mutable std::unordered_map<unsigned, bool> cache_;

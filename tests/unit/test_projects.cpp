@@ -88,6 +88,21 @@ TEST(Projects, KernelsWithNoLaunchInTheirFileTakeTheBlockOfTheIncluderThatLaunch
   EXPECT_NE(r.err.find("kernel rows: block 96x2x1 (launch at main.cu:3)"), std::string::npos) << r.err;
 }
 
+TEST(Projects, LaunchInAnotherFileTheIncluderBringsInGivesTheShape) {
+  // kernels.cu compiles only inside main.cu; the launches are in moves.cpp, which main.cu includes
+  // too (HeCBench sss): the shape is read from there, not assumed.
+  std::string dir = kProjects + "/launched_in_included_file";
+  auto r = runLint("--no-cache --format json kernels.cu", dir);
+  ASSERT_EQ(r.rc, 1) << r.out << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["files"][0]["includer"], "main.cu");
+  Findings want = expectedIn(dir, {"kernels.cu"}), got = actualOf(j);
+  EXPECT_EQ(got, want) << "want:\n" << describe(want) << "got:\n" << describe(got);
+  EXPECT_EQ(r.out.find("assuming"), std::string::npos) << r.out;
+  r = runLint("--no-cache --verbose kernels.cu", dir);
+  EXPECT_NE(r.err.find("kernel slots: block 32x1x1 (launch at moves.cpp:3)"), std::string::npos) << r.err;
+}
+
 TEST(Projects, IncluderAnalysesTheKernelsOfTheProjectFilesItIncludes) {
   std::string dir = kProjects + "/included_kernel";
   auto r = runLint("--format json main.cu", dir);

@@ -1,0 +1,3 @@
+#define BLOCK 32
+#include "moves.cpp"
+int main() { run(nullptr, nullptr, 4); }
