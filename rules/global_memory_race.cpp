@@ -51,8 +51,15 @@ void GlobalMemoryRaceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   auto decided = [&](const Access& a, const Access& b, bool possible) {
     return (wantPossible || !possible) && !a.paramAddr && !b.paramAddr && !a.approxMask && !b.approxMask;
   };
+  // A race between lanes of one warp only (one warp's lanes exchange values through global
+  // memory) needs a __syncwarp(), not a __syncthreads(): unsafe-warp-reduce reports it, as it does
+  // for shared memory. An expression that also races between warps stays here.
+  std::set<const clang::Expr*> blockLevel;
+  for (const auto& r : m.globalRaces())
+    if (!r.warpSynchronous) blockLevel.insert(r.second->expr);
   for (const auto& r : m.globalRaces()) {
     if (!decided(*r.first, *r.second, r.possible)) continue;
+    if (r.warpSynchronous && !blockLevel.count(r.second->expr)) continue;
     Finding& f = slot(*r.second);
     if (!f.in) f.in = &r;
   }

@@ -19,6 +19,7 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     bool allVolatile = true;
     bool anyVolatile = false;
     bool syncwarp = false;
+    bool global = false;
   };
   std::map<std::pair<const clang::FunctionDecl*, unsigned>, Group> groups;
   std::vector<std::pair<const clang::FunctionDecl*, unsigned>> order;
@@ -26,12 +27,24 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   std::set<const clang::Expr*> blockLevel;
   for (const auto& r : m.sharedRaces())
     if (!r.warpSynchronous) blockLevel.insert(r.second->expr);
-  for (const auto& r : m.sharedRaces()) {
+  for (const auto& r : m.globalRaces())
+    if (!r.warpSynchronous) blockLevel.insert(r.second->expr);
+  // Lanes of one warp exchanging values through global memory (lanes 0-31 write a key, lane 0
+  // reads it: HeCBench chacha20) need the same __syncwarp(); only races the model decides, as
+  // global-memory-race reports them (no data guard, no address from a parameter's stand-in).
+  std::vector<std::pair<const KernelModel::Race*, bool>> races;
+  for (const auto& r : m.sharedRaces()) races.push_back({&r, false});
+  for (const auto& r : m.globalRaces())
+    if (!r.possible && !r.first->paramAddr && !r.second->paramAddr && !r.first->approxMask && !r.second->approxMask)
+      races.push_back({&r, true});
+  for (const auto& [rp, global] : races) {
+    const auto& r = *rp;
     if (!r.warpSynchronous || blockLevel.count(r.second->expr)) continue;
-    auto key = std::make_pair(r.second->function, r.second->epoch);
+    auto key = std::make_pair(r.second->function, r.second->epoch * 2 + (global ? 1 : 0));
     auto [it, fresh] = groups.try_emplace(key);
     if (fresh) order.push_back(key);
     Group& g = it->second;
+    g.global = global;
     if (!g.first || r.second->seq < g.first->second->seq) g.first = &r;
     ++g.races;
     g.allVolatile = g.allVolatile && r.first->isVolatile && r.second->isVolatile;
@@ -51,7 +64,12 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
                                    elementName(b, r.byteAddr), r.t1 % 32, a.isWrite ? "writes" : "reads");
     std::string msg;
     std::string buffer = !b.baseName.empty() ? b.baseName : rc.text(b.expr);
-    if (!g.allVolatile && g.anyVolatile)
+    if (g.global)
+      msg = fmt::format("unsafe warp-synchronous exchange through global '{}': lanes of one warp read or overwrite "
+                        "each other's values with no __syncwarp() between, relying on the warp running in lockstep, "
+                        "which is not guaranteed since Volta's independent thread scheduling ({})",
+                        buffer, pair);
+    else if (!g.allVolatile && g.anyVolatile)
       msg = fmt::format("unsafe warp-synchronous reduction on shared '{}': some of the racing accesses are volatile "
                         "and some are not, and there is no __syncwarp(): the plain ones may stay in registers, and "
                         "lockstep is not guaranteed since Volta's independent thread scheduling ({})",
@@ -73,8 +91,10 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     Diagnostic d = rc.make(kInfo, rc.span(b.expr), msg);
     d.notes.push_back({rc.span(a.expr), fmt::format("lane {} {} {} here", r.t1 % 32, a.isWrite ? "writes" : "reads",
                                                     elementName(a, r.firstByteAddr))});
-    d.fixHint = "reduce the last warp with __shfl_down_sync (no shared memory), or read into a register, "
-                "__syncwarp(), write, __syncwarp() at every step";
+    d.fixHint = g.global ? "put __syncwarp() between the lanes' writes and the reads that depend on them (or pass the "
+                           "values with __shfl_sync)"
+                         : "reduce the last warp with __shfl_down_sync (no shared memory), or read into a register, "
+                           "__syncwarp(), write, __syncwarp() at every step";
     rc.report(std::move(d));
   }
 }
