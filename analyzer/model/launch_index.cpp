@@ -54,7 +54,9 @@ bool reassigned(const clang::VarDecl* vd) {
 // threads>>>(); if (big) { threads = dim3(64); k2<<<g, threads>>>(); }` gives 256 for k, 64 for k2.
 const clang::Expr* valueAt(const clang::VarDecl* vd, const clang::Expr* use, clang::ASTContext& ctx) {
   auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(vd->getDeclContext());
-  if (!fn || !fn->getBody() || !vd->hasInit()) return nullptr;
+  // A variable declared with no initialiser (`int threads; ... threads = 1;`, HeCBench is) holds the
+  // value of the assignment that reaches `use`, or none.
+  if (!fn || !fn->getBody()) return nullptr;
   struct Finder : clang::RecursiveASTVisitor<Finder> {
     const clang::VarDecl* v;
     std::vector<std::pair<const clang::Stmt*, const clang::Expr*>> sets;  // statement, value (null: not one)
@@ -206,20 +208,19 @@ bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[
   dims[0] = 0, dims[1] = 1, dims[2] = 1;
   e = strip(e);
   clang::Expr::EvalResult r;
-  auto evalInt = [&](const clang::Expr* x, unsigned& out) {
+  // A constant, or a local variable holding one where it is read (common `int threads = 256;`),
+  // through a few copies (`int t3; ... t3 = threads;`).
+  std::function<bool(const clang::Expr*, unsigned&, int)> evalIntAt = [&](const clang::Expr* x, unsigned& out, int depth) {
     x = strip(x);
     if (x->isValueDependent()) return false;
     if (x->EvaluateAsInt(r, ctx)) { out = static_cast<unsigned>(r.Val.getInt().getExtValue()); return true; }
-    // A local variable with a constant initializer that is never reassigned (common `int threads = 256;`).
     x = x->IgnoreImpCasts();
-    if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(x))
-      if (auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl()))
-        if (const clang::Expr* v = valueAt(vd, dre, ctx); v && !v->isValueDependent() && v->EvaluateAsInt(r, ctx)) {
-          out = static_cast<unsigned>(r.Val.getInt().getExtValue());
-          return true;
-        }
+    if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(x); dre && depth < 4)
+      if (auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl()); vd && vd->hasLocalStorage())
+        if (const clang::Expr* v = valueAt(vd, dre, ctx)) return evalIntAt(v, out, depth + 1);
     return false;
   };
+  auto evalInt = [&](const clang::Expr* x, unsigned& out) { return evalIntAt(x, out, 0); };
   auto fromConstruct = [&](const clang::CXXConstructExpr* c) {
     unsigned n = 0;
     for (const auto* a : c->arguments()) {
@@ -253,8 +254,8 @@ bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[
     if (auto* fce = llvm::dyn_cast<clang::CXXFunctionalCastExpr>(e)) { e = fce->getSubExpr(); continue; }
     if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
       auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl());
+      if (vd && vd->getType()->isIntegralOrEnumerationType()) return evalInt(e, dims[0]);
       if (!vd || !vd->hasInit()) return false;
-      if (vd->getType()->isIntegralOrEnumerationType()) return evalInt(e, dims[0]);
       // Assigned a whole new shape after its declaration (HeCBench tpacf: `threads = make_uint3(NUMBINS,
       // 1, 1)` in a branch): the value that reaches this launch, if it is one.
       const clang::Expr* reaching = valueAt(vd, dre, ctx);
