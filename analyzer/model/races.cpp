@@ -1,5 +1,7 @@
 #include "analyzer/model/races.h"
 
+#include "analyzer/model/builder.h"
+
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/SmallPtrSet.h>
 
@@ -357,6 +359,19 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
           // Two entries from different blocks; an address that does not move is in every block,
           // so it meets any entry, even one of the same block offset, from another block.
           if (p.blk == q.blk && !indep && moves(p) && moves(q)) continue;
+          // Two addresses that move with blockIdx at different rates (`u[ind * 514 + 513]` and
+          // `u[512 * 514 + ind]`) meet at one block pair only, which is the representative
+          // blocks' own: with the grid known, that pair must be in it (HeCBench lid-driven-cavity:
+          // block 3 of 4 would meet a block 4 that is not launched).
+          if (grid && !indep && moves(p) && moves(q)) {
+            const bool dx = p.acc->stepX[p.thread] != q.acc->stepX[q.thread];
+            const bool dy = p.acc->stepY[p.thread] != q.acc->stepY[q.thread];
+            auto inGrid = [&](const Entry& e) {
+              return (!dx || !grid[0] || model_detail::kBlockIdxRep + e.blk % 3 < static_cast<int64_t>(grid[0])) &&
+                     (!dy || !grid[1] || model_detail::kBlockIdxRep + e.blk / 3 < static_cast<int64_t>(grid[1]));
+            };
+            if (!inGrid(p) || !inGrid(q)) continue;
+          }
           const Access* w = p.acc->isWrite ? p.acc : q.acc;
           const Access* o = w == p.acc ? q.acc : p.acc;
           if (!seen.insert({w->expr, o->expr}).second) continue;
