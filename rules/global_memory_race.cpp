@@ -56,10 +56,10 @@ void GlobalMemoryRaceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   // for shared memory. An expression that also races between warps stays here.
   std::set<const clang::Expr*> blockLevel;
   for (const auto& r : m.globalRaces())
-    if (!r.warpSynchronous) blockLevel.insert(r.second->expr);
+    if (!warpExchange(r)) blockLevel.insert(r.second->expr);
   for (const auto& r : m.globalRaces()) {
     if (!decided(*r.first, *r.second, r.possible)) continue;
-    if (r.warpSynchronous && !blockLevel.count(r.second->expr)) continue;
+    if (warpExchange(r) && !blockLevel.count(r.second->expr)) continue;
     Finding& f = slot(*r.second);
     if (!f.in) f.in = &r;
   }

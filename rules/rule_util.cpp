@@ -61,4 +61,9 @@ bool multiDimShapeGuessed(const KernelModel& m) {
   return m.blockAssumed() && (m.usesThreadAxis(1) || m.usesThreadAxis(2));
 }
 
+bool warpExchange(const KernelModel::Race& r) {
+  return r.warpSynchronous && !(r.first->expr == r.second->expr && r.first->isWrite && r.second->isWrite &&
+                                !r.first->isRead && !r.second->isRead);
+}
+
 }  // namespace gpuopt

@@ -34,4 +34,9 @@ std::string accessKind(const Access& a);
 // for k = 0, 1: the second load hits the sectors the first fetched; global memory only).
 double recordCoverage(const KernelModel& m, const Access& a, int64_t* strideOut = nullptr, bool acrossIterations = false);
 
+// A race between lanes of one warp only that a __syncwarp() orders (lanes exchanging values
+// through memory): unsafe-warp-reduce's. Not lanes storing different values into one element in
+// one store, which loses all but one whatever the syncs (global-memory-race keeps those).
+bool warpExchange(const KernelModel::Race& r);
+
 }  // namespace gpuopt

@@ -28,14 +28,14 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   for (const auto& r : m.sharedRaces())
     if (!r.warpSynchronous) blockLevel.insert(r.second->expr);
   for (const auto& r : m.globalRaces())
-    if (!r.warpSynchronous) blockLevel.insert(r.second->expr);
+    if (!warpExchange(r)) blockLevel.insert(r.second->expr);
   // Lanes of one warp exchanging values through global memory (lanes 0-31 write a key, lane 0
   // reads it: HeCBench chacha20) need the same __syncwarp(); only races the model decides, as
   // global-memory-race reports them (no data guard, no address from a parameter's stand-in).
   std::vector<std::pair<const KernelModel::Race*, bool>> races;
   for (const auto& r : m.sharedRaces()) races.push_back({&r, false});
   for (const auto& r : m.globalRaces())
-    if (!r.possible && !r.first->paramAddr && !r.second->paramAddr && !r.first->approxMask && !r.second->approxMask)
+    if (warpExchange(r) && !r.possible && !r.first->paramAddr && !r.second->paramAddr && !r.first->approxMask && !r.second->approxMask)
       races.push_back({&r, true});
   for (const auto& [rp, global] : races) {
     const auto& r = *rp;

@@ -264,14 +264,20 @@ Value Builder::groupReduced(const clang::Expr* call, const Value& v, unsigned si
 
 // A warp shuffle's result: not known (exchanged between lanes, not a memory load), but numbered
 // from the source lane's value, so a full xor butterfly leaves every lane with one number.
-Value Builder::shuffled(const std::string& name, const std::vector<Value>& v) const {
+Value Builder::shuffled(const std::string& name, const std::vector<Value>& v, const clang::Expr* call) const {
   Value r = unknown();
   for (const auto& a : v) r.data = r.data || a.data, r.block = r.block || a.block;
   const bool xorS = name == "__shfl_xor_sync", down = name == "__shfl_down_sync", up = name == "__shfl_up_sync",
              idx = name == "__shfl_sync";
   if (!(xorS || down || up || idx) || v.size() < 3) return r;
   const Value &val = v[1], &sel = v[2];
-  if (!sel.known || (val.tag.empty() && !(val.known && !val.isPtr))) return r;
+  if (!sel.known) return r;
+  // A broadcast (__shfl_sync from one lane for the whole warp) of a value with no number (lane
+  // 0's `allocator.allocate()`, an atomic's old value): still one value for every lane of the
+  // segment, a number of its own per call and source lane, taken to differ between blocks
+  // (HeCBench btree: every lane stores the root id lane 0 allocated).
+  const bool unnumbered = val.tag.empty() && !(val.known && !val.isPtr);
+  if (unnumbered && !(idx && call)) return r;
   int64_t width = 32;
   if (v.size() >= 4) {
     if (!v[3].known || varying(v[3])) return r;
@@ -291,10 +297,12 @@ Value Builder::shuffled(const std::string& name, const std::vector<Value>& v) co
     else src = seg + ((s % width) + width) % width;
     const unsigned from = static_cast<unsigned>(t - lane + src);
     if (from >= N_ || !active_[from]) continue;  // an inactive source lane: undefined
-    tag[t] = laneNumber(val, from);  // the source lane's value itself
+    tag[t] = unnumbered ? mix(mix(mix(0x4243415354ull, reinterpret_cast<uintptr_t>(call)), seq_), from)  // "BCAST"
+                        : laneNumber(val, from);  // the source lane's value itself
     any = true;
   }
   if (any) r.tag = std::move(tag);
+  if (any && unnumbered) r.block = true;
   return r;
 }
 
@@ -380,7 +388,7 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     barrier(ce, false, name + "()");
     if ((name == "__ballot_sync" || name == "__any_sync" || name == "__all_sync") && v.size() == 2) return voted(name, v[1]);
     if (name.rfind("__reduce_", 0) == 0 && v.size() == 2) return groupReduced(ce, v[1], 32);
-    return shuffled(name, v);
+    return shuffled(name, v, ce);
   }
   if (name.rfind("atomic", 0) == 0 && ce->getNumArgs() >= 1) {
     Value p = eval(ce->getArg(0));
