@@ -61,7 +61,8 @@ void GlobalMemoryRaceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (!decided(*r.first, *r.second, r.possible)) continue;
     if (warpExchange(r) && !blockLevel.count(r.second->expr)) continue;
     Finding& f = slot(*r.second);
-    if (!f.in) f.in = &r;
+    // Named with a pair from two warps when there is one (lanes of one warp need only a __syncwarp).
+    if (!f.in || (f.in->sameWarp && !r.sameWarp)) f.in = &r;
   }
   const bool launchedHere = m.blockSource().rfind("launch", 0) == 0;
   // Which blocks meet depends on the block shape: with an assumed one (no launch seen, say one

@@ -171,6 +171,14 @@ TEST(Cli, RaceMessagesNameTwoThreads) {
   EXPECT_NE(r.out.find("note: thread 31 writes array[31] here"), std::string::npos) << r.out;
 }
 
+TEST(Cli, GlobalRaceMessagesNameTwoWarpsWhenThereAreTwo) {
+  auto r = runLint("--rules=global-memory-race '" + fixture("global_memory_race.cu") + "'");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("thread 0 of a block reads 'key[i]' and thread 32 of the same block writes 'key[i]', the same "
+                       "element (key[32])"),
+            std::string::npos) << r.out;
+}
+
 TEST(Cli, ResourceDirOverrideIsChecked) {
   auto r = runLint("--resource-dir /nonexistent '" + fixture("nolint.cu") + "'");
   EXPECT_EQ(r.rc, 2);
