@@ -66,4 +66,15 @@ bool warpExchange(const KernelModel::Race& r) {
                                 !r.first->isRead && !r.second->isRead);
 }
 
+std::string possibleGuardsText(const Access& a, const Access& b) {
+  std::set<unsigned> lines(a.guards.begin(), a.guards.end());
+  lines.insert(b.guards.begin(), b.guards.end());
+  std::string list;
+  for (unsigned l : lines) list += (list.empty() ? "" : ", ") + std::to_string(l);
+  bool one = lines.size() == 1;
+  return fmt::format(" (under the condition{} at line{} {}, which depend{} on data: if {} never hold{} for both "
+                     "threads at once, there is no race)",
+                     one ? "" : "s", one ? "" : "s", list, one ? "s" : "", one ? "it" : "they", one ? "s" : "");
+}
+
 }  // namespace gpuopt

@@ -39,4 +39,8 @@ double recordCoverage(const KernelModel& m, const Access& a, int64_t* strideOut 
 // one store, which loses all but one whatever the syncs (global-memory-race keeps those).
 bool warpExchange(const KernelModel::Race& r);
 
+// " (under the condition(s) at line(s) N, which depend on data: ...)": the data guards of a
+// possible race's two accesses.
+std::string possibleGuardsText(const Access& a, const Access& b);
+
 }  // namespace gpuopt

@@ -20,6 +20,7 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     bool anyVolatile = false;
     bool syncwarp = false;
     bool global = false;
+    bool allPossible = true;  // every race of the region is under a data guard: a warning
   };
   std::map<std::pair<const clang::FunctionDecl*, unsigned>, Group> groups;
   std::vector<std::pair<const clang::FunctionDecl*, unsigned>> order;
@@ -45,7 +46,11 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (fresh) order.push_back(key);
     Group& g = it->second;
     g.global = global;
-    if (!g.first || r.second->seq < g.first->second->seq) g.first = &r;
+    g.allPossible = g.allPossible && r.possible;
+    // Shown with a decided race when there is one, then the earliest.
+    if (!g.first || (g.first->possible && !r.possible) ||
+        (g.first->possible == r.possible && r.second->seq < g.first->second->seq))
+      g.first = &r;
     ++g.races;
     g.allVolatile = g.allVolatile && r.first->isVolatile && r.second->isVolatile;
     g.anyVolatile = g.anyVolatile || r.first->isVolatile || r.second->isVolatile;
@@ -87,8 +92,10 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       msg = fmt::format("unsafe warp-synchronous reduction on shared '{}': 'volatile' alone relies on the warp running "
                         "in lockstep, which is not guaranteed since Volta's independent thread scheduling ({})",
                         buffer, pair);
+    if (g.allPossible) msg = "possible " + msg + possibleGuardsText(a, b);
     msg += atContext(b.context);
     Diagnostic d = rc.make(kInfo, rc.span(b.expr), msg);
+    if (g.allPossible) d.severity = Severity::Warning;  // as missing-syncthreads' possible races
     d.notes.push_back({rc.span(a.expr), fmt::format("lane {} {} {} here", r.t1 % 32, a.isWrite ? "writes" : "reads",
                                                     elementName(a, r.firstByteAddr))});
     d.fixHint = g.global ? "put __syncwarp() between the lanes' writes and the reads that depend on them (or pass the "

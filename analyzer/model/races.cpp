@@ -125,11 +125,12 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space)
             // A warp-level pair does not stand for the pair of expressions: another element may
             // still race across warps (kept apart from the block-level ones).
             // Only an ordering race (the lanes exchanging values, or one store that must land
-            // before another: a warp scan over its own slice), decided (no data guard); lanes of
+            // before another: a warp scan over its own slice), under a data guard too (a possible
+            // one: lane `ridx == col` sets the warp's slot, the others read it: HeCBench slu); lanes of
             // one warp storing different values into one element in one store lose all but one,
             // whatever the syncs.
             const bool oneStore = a->expr == o->acc->expr && a->isWrite && !a->isRead;
-            const bool warpLevel = sameWarp && oneWarp && !oneStore && a->guards.empty() && o->acc->guards.empty();
+            const bool warpLevel = sameWarp && oneWarp && !oneStore;
             if (!(warpLevel ? seenWarp : seen).insert({o->acc->expr, a->expr}).second) return;
             Race r;
             r.first = o->acc;
