@@ -5,7 +5,7 @@ namespace gpuopt {
 
 class UnsafeWarpReduceRule final : public Rule {
  public:
-  static constexpr RuleInfo kInfo{"unsafe-warp-reduce", "warp-synchronous shared-memory code without __syncwarp() (and volatile), unsafe since Volta's independent thread scheduling", Severity::Error, "unsafe-warp-reduce"};
+  static constexpr RuleInfo kInfo{"unsafe-warp-reduce", "warp-synchronous code (lanes of one warp exchanging values through shared or global memory) without __syncwarp(), unsafe since Volta's independent thread scheduling", Severity::Error, "unsafe-warp-reduce"};
   const RuleInfo& info() const override { return kInfo; }
   void checkKernel(const KernelModel& model, RuleContext& rc) override;
 };
