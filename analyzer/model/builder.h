@@ -76,6 +76,10 @@ class Builder : public LaneDomain {
     bool hasRetLVal = false;
   };
   // ---- values (evaluator.cpp) ----
+  // Whether a condition is the same for every thread of the block by its form: block indices,
+  // grid and block sizes, constants, globals and locals whose current value every active thread
+  // shares; no thread index, load or call (walker.cpp).
+  bool uniformByForm(const clang::Expr* e) const;
   void normalize(Value& v, clang::QualType t) const;
   // A pointer stored into a variable of another pointer type takes that type's pointee: `volatile
   // int* vs = sdata;` reads and writes volatile (the qualifying conversion is a no-op cast that

@@ -299,8 +299,19 @@ void Builder::walkIf(const clang::IfStmt* is) {
   if (perBlock) ++blockGuards_;
   bool variant = blockVariant(c);
   enterBlockVariant(variant, is);
+  // A branch on the block alone that the representative block does not take (`if (blockIdx.y ==
+  // gridDim.y - 1) nLast = ny - 2 - 14 * blockIdx.y + 1;`): its body is walked so that nothing in
+  // it is hidden, but the representative block's variables keep the values it has after skipping
+  // it (else the last block's bound leaks into the code after: HeCBench stencil3d).
+  std::optional<std::vector<std::map<const clang::VarDecl*, Value>>> keptVars;
+  if (approx && c.block && uniformByForm(is->getCond())) {
+    keptVars.emplace();
+    for (const auto& f : frames_) keptVars->push_back(f.vars);
+  }
   active_ = tm;
   walk(is->getThen());
+  if (keptVars && keptVars->size() == frames_.size())
+    for (size_t i = 0; i < frames_.size(); ++i) frames_[i].vars = std::move((*keptVars)[i]);
   Mask afterThen = active_;
   active_ = fm;
   if (is->getElse()) walk(is->getElse());
@@ -487,4 +498,37 @@ void Builder::walkSwitch(const clang::SwitchStmt* ss) {
     for (unsigned t = 0; t < N_; ++t)
       if (cont[t]) loops_.back().continued[t] = 1;
 }
+bool Builder::uniformByForm(const clang::Expr* e) const {
+  if (!e) return false;
+  e = e->IgnoreParenImpCasts();
+  if (auto* po = llvm::dyn_cast<clang::PseudoObjectExpr>(e)) {
+    auto* syn = llvm::dyn_cast<clang::MSPropertyRefExpr>(strip(po->getSyntacticForm()));
+    auto* base = syn ? llvm::dyn_cast<clang::DeclRefExpr>(strip(syn->getBaseExpr())) : nullptr;
+    if (!base) return false;
+    std::string var = base->getDecl()->getNameAsString();
+    return var == "blockIdx" || var == "gridDim" || var == "blockDim";
+  }
+  if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+    if (llvm::isa<clang::EnumConstantDecl>(dre->getDecl())) return true;
+    auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl());
+    if (!vd) return false;
+    if (!vd->hasLocalStorage()) return vd->getType().isConstQualified();  // a constant global
+    for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
+      if (auto f = it->vars.find(vd); f != it->vars.end()) return f->second.known && !varying(f->second);
+    return false;
+  }
+  if (llvm::isa<clang::IntegerLiteral, clang::CharacterLiteral, clang::CXXBoolLiteralExpr, clang::FloatingLiteral>(e))
+    return true;
+  if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(e))
+    return !b->isAssignmentOp() && uniformByForm(b->getLHS()) && uniformByForm(b->getRHS());
+  if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e))
+    return (u->getOpcode() == clang::UO_Minus || u->getOpcode() == clang::UO_Not || u->getOpcode() == clang::UO_LNot ||
+            u->getOpcode() == clang::UO_Plus) &&
+           uniformByForm(u->getSubExpr());
+  if (auto* co = llvm::dyn_cast<clang::ConditionalOperator>(e))
+    return uniformByForm(co->getCond()) && uniformByForm(co->getTrueExpr()) && uniformByForm(co->getFalseExpr());
+  if (auto* ce = llvm::dyn_cast<clang::CastExpr>(e)) return uniformByForm(ce->getSubExpr());
+  return false;
+}
+
 }  // namespace gpuopt::model_detail
