@@ -16,17 +16,6 @@ std::string blockName(int dx, int dy, bool twoD) {
   if (!twoD) return "block " + off("b", dx);
   return fmt::format("block ({},{})", off("bx", dx), off("by", dy));
 }
-
-std::string guardsText(const Access& a, const Access& b) {
-  std::set<unsigned> lines(a.guards.begin(), a.guards.end());
-  lines.insert(b.guards.begin(), b.guards.end());
-  std::string list;
-  for (unsigned l : lines) list += (list.empty() ? "" : ", ") + std::to_string(l);
-  bool one = lines.size() == 1;
-  return fmt::format(" (under the condition{} at line{} {}, which depend{} on data: if {} never hold{} for both "
-                     "threads at once, there is no race)",
-                     one ? "" : "s", one ? "" : "s", list, one ? "s" : "", one ? "it" : "they", one ? "s" : "");
-}
 }  // namespace
 
 void GlobalMemoryRaceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
@@ -97,7 +86,7 @@ void GlobalMemoryRaceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
                         rc.text(b.expr), m.threadName(r.t1), a.isWrite ? "writes" : "reads", rc.text(a.expr),
                         elementName(b, r.byteAddr));
       possible = r.possible;
-      if (r.possible) msg += guardsText(a, b);
+      if (r.possible) msg += possibleGuardsText(a, b);
       msg += atContext(b.context);
       fix = kind == "write-after-read"
                 ? "read the neighbour's value into a register, __syncthreads(), then write"
@@ -145,7 +134,7 @@ void GlobalMemoryRaceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
         fix = "write the results to a second array (out[i] = c[i] + c[i-1]) or run the dependent step as a second "
               "kernel; a grid-wide sync (cooperative launch) also orders blocks";
       }
-      if (x.possible) msg += guardsText(w, o);
+      if (x.possible) msg += possibleGuardsText(w, o);
       msg += atContext(later.context);
       if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
       d = rc.make(kInfo, rc.span(later.expr), msg);

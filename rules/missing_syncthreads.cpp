@@ -24,17 +24,8 @@ void MissingSyncthreadsRule::checkKernel(const KernelModel& m, RuleContext& rc) 
     std::string msg = fmt::format("{}{} race on shared memory: {} {} {}, {} by {} in the same barrier interval",
                                   r.possible ? "possible " : "", kind, m.threadName(r.t2), bWrites ? "writes" : "reads",
                                   elem, aWrites ? "written" : "read", m.threadName(r.t1));
-    if (r.possible) {
-      // A guard the model could not decide (data-dependent) may keep the two apart.
-      std::set<unsigned> lines(a.guards.begin(), a.guards.end());
-      lines.insert(b.guards.begin(), b.guards.end());
-      std::string list;
-      for (unsigned l : lines) list += (list.empty() ? "" : ", ") + std::to_string(l);
-      bool one = lines.size() == 1;
-      msg += fmt::format(" (under the condition{} at line{} {}, which depend{} on data: if {} never hold{} for both "
-                         "threads at once, there is no race)",
-                         one ? "" : "s", one ? "" : "s", list, one ? "s" : "", one ? "it" : "they", one ? "s" : "");
-    }
+    // A guard the model could not decide (data-dependent) may keep the two apart.
+    if (r.possible) msg += possibleGuardsText(a, b);
     msg += atContext(b.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
     Diagnostic d = rc.make(kInfo, rc.span(b.expr), msg);
