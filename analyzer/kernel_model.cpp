@@ -59,12 +59,41 @@ std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kerne
     // (RuleContext merges instantiations whose findings differ only in this launch's place: keep
     // "the launch at ... has a block size known only" in step with rule_context.cpp.)
     source = "assumed: the " + *u + " has a block size known only at run time";
+  // Axes the launch gives all the same (`b.x = 1; b.y = n;`): the one left is guessed (256
+  // threads, fewer when the known axes would make the block larger than 1024).
+  bool oneAxis = false;  // y and z known to be 1: only x is guessed
+  if (const auto* p = assumed && !opts.blockDimGiven ? launches.partialShape(kernel) : nullptr) {
+    int unknown = 0, axis = -1;
+    for (int i = 0; i < 3; ++i)
+      if (!(*p)[i]) ++unknown, axis = i;
+    unsigned known = 1;
+    for (int i = 0; i < 3; ++i) known *= (*p)[i] ? (*p)[i] : 1;
+    if (unknown == 1 && known <= 1024) {
+      unsigned d[3] = {(*p)[0], (*p)[1], (*p)[2]};
+      d[axis] = std::max(1u, std::min(256u, 1024u / known));
+      static const char* names[3] = {"x", "y", "z"};
+      std::string given;
+      for (int i = 0; i < 3; ++i)
+        if (i != axis) given += fmt::format("{}{} = {}", given.empty() ? "" : ", ", names[i], d[i]);
+      // (Only x unknown with y = z = 1 is the usual guess itself: `k<<<g, n>>>` needs no words.)
+      // (It still gets the smaller 1-D guesses below.)
+      const bool usual = axis == 0 && d[1] == 1 && d[2] == 1 && d[0] == opts.blockX && opts.blockY == 1 && opts.blockZ == 1;
+      if (!usual) {
+        auto m = walk(d[0], d[1], d[2], fmt::format("{}; {} from the launch, {} guessed", source, given, names[axis]), true);
+        m->oneAxisGuessed_ = true;
+        return m;
+      }
+      oneAxis = true;
+    }
+  }
   auto m = walk(opts.blockX, opts.blockY, opts.blockZ, source, assumed);
+  m->oneAxisGuessed_ = oneAxis;
   // An assumed block that indexes a fixed-size array past its end is probably too large: try
   // smaller 1-D blocks and keep the largest that stays inside every array.
   if (assumed && !m->outOfBounds_.empty() && m->by_ == 1 && m->bz_ == 1) {
     for (unsigned x = m->bx_ / 2; x >= 8; x /= 2) {
       auto c = walk(x, 1, 1, "inferred: a larger block would index '" + m->outOfBounds_ + "' past its end", true);
+      c->oneAxisGuessed_ = oneAxis;
       if (c->outOfBounds_.empty()) return c;
     }
   }

@@ -57,6 +57,9 @@ class KernelModel {
   // Where the block shape came from: "launch at line 42", "__launch_bounds__", "assumed".
   const std::string& blockSource() const { return blockSource_; }
   bool blockAssumed() const { return blockAssumed_; }
+  // An assumed block whose launch gave all axes but one (`b.x = 1; b.y = n;`): only that axis's
+  // extent is a guess, as in a 1-D kernel's assumed block.
+  bool oneAxisGuessed() const { return oneAxisGuessed_; }
   // Whether the kernel (or a function it calls) reads threadIdx.y / threadIdx.z: it is written for
   // a block of more than one dimension. With an assumed (1-D) shape, which threads share data is
   // then a guess.
@@ -106,6 +109,7 @@ class KernelModel {
   unsigned bx_ = 256, by_ = 1, bz_ = 1;
   std::string blockSource_;
   bool blockAssumed_ = false;
+  bool oneAxisGuessed_ = false;
   bool threadAxes_[3] = {false, false, false};
   std::vector<Access> accesses_;
   std::vector<Branch> branches_;

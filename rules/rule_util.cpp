@@ -58,7 +58,7 @@ double recordCoverage(const KernelModel& m, const Access& a, int64_t* strideOut,
 }
 
 bool multiDimShapeGuessed(const KernelModel& m) {
-  return m.blockAssumed() && (m.usesThreadAxis(1) || m.usesThreadAxis(2));
+  return m.blockAssumed() && !m.oneAxisGuessed() && (m.usesThreadAxis(1) || m.usesThreadAxis(2));
 }
 
 bool warpExchange(const KernelModel::Race& r) {

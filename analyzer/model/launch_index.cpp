@@ -204,7 +204,7 @@ const clang::Expr* configBlockDim(const clang::Expr* arg) {
 }  // namespace
 
 // Reads a block-shape expression: an integer, a dim3(...) temporary or a dim3 variable.
-bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[3]) {
+bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[3], bool partial) {
   dims[0] = 0, dims[1] = 1, dims[2] = 1;
   e = strip(e);
   clang::Expr::EvalResult r;
@@ -220,7 +220,12 @@ bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[
         if (const clang::Expr* v = valueAt(vd, dre, ctx)) return evalIntAt(v, out, depth + 1);
     return false;
   };
-  auto evalInt = [&](const clang::Expr* x, unsigned& out) { return evalIntAt(x, out, 0); };
+  // An axis: its value, or (partial) 0 for one known only at run time.
+  auto evalInt = [&](const clang::Expr* x, unsigned& out) {
+    if (evalIntAt(x, out, 0)) return true;
+    if (partial) out = 0;
+    return partial;
+  };
   auto fromConstruct = [&](const clang::CXXConstructExpr* c) {
     unsigned n = 0;
     for (const auto* a : c->arguments()) {
@@ -228,7 +233,7 @@ bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[
       if (n < 3 && !evalInt(a, dims[n])) return false;
       ++n;
     }
-    return n > 0 && dims[0] > 0;
+    return n > 0 && (partial || dims[0] > 0);
   };
   for (int depth = 0; depth < 8; ++depth) {
     e = strip(e);
@@ -248,7 +253,7 @@ bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[
       if (name != "make_uint3" && name != "make_int3" && name != "make_dim3") return false;
       for (unsigned k = 0; k < call->getNumArgs(); ++k)
         if (!evalInt(call->getArg(k), dims[k])) return false;
-      return dims[0] > 0;
+      return partial || dims[0] > 0;
     }
     if (auto* ice = llvm::dyn_cast<clang::ImplicitCastExpr>(e)) { e = ice->getSubExpr(); continue; }
     if (auto* fce = llvm::dyn_cast<clang::CXXFunctionalCastExpr>(e)) { e = fce->getSubExpr(); continue; }
@@ -279,10 +284,10 @@ bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[
         mem.v = vd;
         mem.TraverseStmt(fn->getBody());
         if (!mem.sets.empty()) {
-          if (!readBlockShape(reaching, ctx, dims)) dims[0] = 1, dims[1] = 1, dims[2] = 1;
+          if (!readBlockShape(reaching, ctx, dims, partial)) dims[0] = 1, dims[1] = 1, dims[2] = 1;
           for (const auto& [axis, rhs] : mem.sets)  // in source order: the last one wins
             if (!evalInt(rhs, dims[axis])) return false;
-          return dims[0] > 0;
+          return partial || dims[0] > 0;
         }
       }
       e = reaching;
@@ -399,7 +404,16 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
       auto keys = [&](auto&& add) { forEachKernelKey(k, add); };
       unsigned d[3];
       if (!blockArg || !readBlockShape(blockArg, *ctx, d) || d[0] * d[1] * d[2] == 0 || d[0] * d[1] * d[2] > 1024) {
-        keys([&](const clang::FunctionDecl* f) { index->unreadable_.emplace(f, where); });
+        // The axes known all the same (`b.x = 1; b.y = n;`), merged over the kernel's launches.
+        std::array<unsigned, 3> p{0, 0, 0};
+        bool some = blockArg && readBlockShape(blockArg, *ctx, p.data(), true);
+        keys([&](const clang::FunctionDecl* f) {
+          bool first = index->unreadable_.emplace(f, where).second;
+          if (first && some) index->partial_[f] = p;
+          else if (auto it = index->partial_.find(f); it != index->partial_.end())
+            for (int i = 0; i < 3; ++i)
+              if (!some || it->second[i] != p[i]) it->second[i] = 0;
+        });
         return;
       }
       Shape s{d[0], d[1], d[2], where, blockArg->getSourceRange(), 0};
@@ -671,5 +685,10 @@ std::vector<LaunchIndex::Shape> LaunchIndex::all(const clang::FunctionDecl* k) c
 }
 
 const std::string* LaunchIndex::unreadable(const clang::FunctionDecl* k) const { return lookupKernel(unreadable_, k); }
+
+const std::array<unsigned, 3>* LaunchIndex::partialShape(const clang::FunctionDecl* k) const {
+  const auto* p = lookupKernel(partial_, k);
+  return p && ((*p)[0] || (*p)[1] || (*p)[2]) ? p : nullptr;
+}
 
 }  // namespace gpuopt

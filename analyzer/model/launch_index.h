@@ -7,6 +7,7 @@
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
 
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@ class LaunchIndex {
   // A launch of `kernel` whose block shape could not be read (a run-time value, a function
   // pointer): "launch at line N", or nullptr.
   const std::string* unreadable(const clang::FunctionDecl* kernel) const;
+  // For such a launch, the axes that are known all the same (`dim3 b; b.x = 1; b.y = n;`: x = 1,
+  // z = 1): 0 for an axis known only at run time; nullptr when no axis is known, or the launches
+  // disagree on every axis.
+  const std::array<unsigned, 3>* partialShape(const clang::FunctionDecl* kernel) const;
   // The bytes the buffer passed as parameter `index` of `kernel` holds, when every launch of the
   // kernel passes a buffer allocated with a compile-time size (cudaMalloc/cudaMallocManaged of a
   // local or global pointer, also through the parameters of the host functions that launch it):
@@ -50,10 +55,12 @@ class LaunchIndex {
   std::map<const clang::FunctionDecl*, std::vector<uint8_t>> prefixOfFlags_;
   std::map<const clang::FunctionDecl*, Shape> shapes_;
   std::map<const clang::FunctionDecl*, std::string> unreadable_;
+  std::map<const clang::FunctionDecl*, std::array<unsigned, 3>> partial_;
   std::map<const clang::FunctionDecl*, std::vector<Shape>> allShapes_;
 };
 
 // Reads a block-shape expression: an integer, a dim3(...) temporary or a dim3 variable.
-bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[3]);
+// With `partial`, an axis whose value is not known is 0 and the others are still read.
+bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[3], bool partial = false);
 
 }  // namespace gpuopt
