@@ -19,7 +19,7 @@ the slowest file and the peak memory of one file. Exit status 1 if any file cras
 
 `recheck` lints again, with the current binary, every `.cu` file of the benchmark folders that hold
 the judged findings (paths relative to --base, where the coverage run ran) and says which judged
-findings are still reported: precision among those that remain, false alarms gone, and (the
+findings are still reported (a line listed among a grouped finding's repeats counts): precision among those that remain, false alarms gone, and (the
 number to watch) true findings lost.
 
 `sample` draws a reproducible sample of findings (at least 10 per rule) from a coverage run's
@@ -84,6 +84,10 @@ def measured(lint, path, timeout):
     rec["includer"] = f.get("includer", "")
     rec["findings"] = [(x["ruleId"], x["location"]["file"], x["location"]["line"], x["message"]) for fi in j["files"]
                        for x in fi["findings"]]
+    # Repeats of one pattern are grouped into one finding ("and N more like it (lines ...)"): each
+    # of those lines is reported too, as the finding's related locations.
+    rec["grouped"] = [(x["ruleId"], r["file"], r["line"], "(grouped with line %d) %s" % (x["location"]["line"], x["message"]))
+                      for fi in j["files"] for x in fi["findings"] for r in x.get("related", [])]
     if f["errors"]:
         msg = f["errors"][0]["message"].split("\n")
         rec["error"] = msg[1].strip() if len(msg) > 1 else msg[0]
@@ -232,7 +236,7 @@ def recheck(args):
     found = set()
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as ex:
         for rec in ex.map(lambda f: measured(lint, f, args.timeout), files):
-            for rule, path, line, _ in rec["findings"]:
+            for rule, path, line, _ in rec["findings"] + rec.get("grouped", []):
                 found.add((os.path.normpath(os.path.relpath(os.path.abspath(path), os.path.abspath(args.base))), line, rule))
     stats = collections.defaultdict(lambda: collections.Counter())
     for path, line, rule, verdict in judged:
