@@ -539,6 +539,10 @@ Value Builder::evalUnary(const clang::UnaryOperator* uo) {
         p.pointee = lv.size;
         return p;
       }
+      // The address of a scalar variable escapes (`pointer_swap((void**)&a, (void**)&b)`,
+      // HeCBench seam-carving's double buffer): what is written through it is not followed, so
+      // the variable's value is not known from here on.
+      if (lv.kind == LVal::Var) writeVar(lv.var, unknown());
       return unknown();
     }
     case UO::UO_PreInc: case UO::UO_PreDec: case UO::UO_PostInc: case UO::UO_PostDec: {
