@@ -50,6 +50,9 @@ class Builder : public LaneDomain {
  private:
   struct LoopState {
     Mask broken, continued;
+    // A `continue` or `break` taken on a condition over representative symbol values: the rest
+    // of the body was skipped by a guess, so what it assigns is a guess too after the loop.
+    bool symbolicSkip = false;
   };
   struct LVal {
     enum Kind { None, Var, Mem } kind = None;

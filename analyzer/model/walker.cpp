@@ -1,5 +1,6 @@
 // Statements and control flow of the kernel model: which threads run each statement, the
 // branches they take and where they leave (see builder.h).
+#include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
 #include <fmt/format.h>
 
@@ -7,6 +8,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 namespace gpuopt::model_detail {
 
@@ -321,6 +323,12 @@ void Builder::walkIf(const clang::IfStmt* is) {
   if (perBlock) --blockGuards_;
   if (!c.known) guards_.pop_back();
   for (unsigned t = 0; t < N_; ++t) active_[t] = (afterThen[t] || afterElse[t]) && saved[t];
+  // Threads a condition over stand-in values sent out of the loop body (`if (w < 0 || w >= n)
+  // continue;` with w from a uniform load): the statements after it were skipped on a guess.
+  if (c.known && c.symbolic && !loops_.empty())
+    for (unsigned t = 0; t < N_ && !loops_.back().symbolicSkip; ++t)
+      if (saved[t] && !active_[t] && (loops_.back().continued[t] || loops_.back().broken[t]))
+        loops_.back().symbolicSkip = true;
   if (!c.known) {
     // Both paths ran for every thread (but those known to fail): a thread is still active only if
     // no path it ran left.
@@ -419,7 +427,35 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
   approxMasks_ -= approx;
   ctxStack_.pop_back();
   --loopDepth_;
+  const bool symbolicSkip = loops_.back().symbolicSkip;
   loops_.pop_back();
+  // Variables the body assigns, after a body whose rest was skipped on a guess (`cw++` after such
+  // a `continue`): their values are guesses too (symbolic), so a condition on them (`if (cw)`)
+  // does not hide what it guards (HeCBench word2vec: the barriers under `if (cw)`).
+  if (symbolicSkip) {
+    struct Assigned : clang::RecursiveASTVisitor<Assigned> {
+      std::set<const clang::VarDecl*> vars;
+      void add(const clang::Expr* e) {
+        if (auto* d = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts()))
+          if (auto* vd = llvm::dyn_cast<clang::VarDecl>(d->getDecl())) vars.insert(vd);
+      }
+      bool VisitBinaryOperator(clang::BinaryOperator* b) {
+        if (b->isAssignmentOp()) add(b->getLHS());
+        return true;
+      }
+      bool VisitUnaryOperator(clang::UnaryOperator* u) {
+        if (u->isIncrementDecrementOp()) add(u->getSubExpr());
+        return true;
+      }
+    } assigned;
+    assigned.TraverseStmt(const_cast<clang::Stmt*>(body));
+    for (const clang::VarDecl* vd : assigned.vars)
+      for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
+        if (auto f = it->vars.find(vd); f != it->vars.end()) {
+          if (f->second.known) f->second.symbolic = true;
+          break;
+        }
+  }
   // After the loop: every thread that entered and has neither returned nor exited.
   Frame& f = frames_.back();
   for (unsigned t = 0; t < N_; ++t)
