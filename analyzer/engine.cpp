@@ -119,7 +119,12 @@ void dumpModel(const KernelModel& m, RuleContext& rc) {
     llvm::errs() << "  access " << rc.text(a.expr) << " space=" << memSpaceName(a.space) << " R" << a.isRead << "W"
                  << a.isWrite << " size=" << a.elemSize << " known=" << a.known << " data=" << a.data
                  << " sym=" << a.symbolic << " stride=" << a.strideSym << " epoch=" << a.epoch << " ctx=" << a.context
-                 << " addr: " << vals(a.addr, a.mask) << "\n";
+                 << " addr: " << vals(a.addr, a.mask)
+                 << (a.isWrite ? std::string(" storedSame=") + (a.storedSame ? "1" : "0") + " tags=" +
+                                     (a.storedTag.empty() ? std::string("none")
+                                                          : std::to_string(a.storedTag[0] % 1000) + "," + std::to_string(a.storedTag.size() > 1 ? a.storedTag[1] % 1000 : 0))
+                               : std::string())
+                 << "\n";
   for (const auto& b : m.branches()) {
     std::vector<int64_t> p(b.path.begin(), b.path.end());
     llvm::errs() << "  branch " << (b.cond ? rc.text(b.cond) : "") << " known=" << b.known << " data=" << b.data

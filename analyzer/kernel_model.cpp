@@ -130,7 +130,7 @@ const std::vector<KernelModel::Race>& KernelModel::globalRaces() const {
 }
 
 const std::vector<CrossBlockRace>& KernelModel::crossBlockRaces() const {
-  if (!crossDone_) crossRaces_ = findCrossBlockRaces(accesses_, barriers_, MemSpace::Global, grid_);
+  if (!crossDone_) crossRaces_ = findCrossBlockRaces(accesses_, barriers_, MemSpace::Global, grid_, blockBlind(kernel_));
   crossDone_ = true;
   return crossRaces_;
 }

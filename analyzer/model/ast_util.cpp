@@ -226,4 +226,69 @@ bool hasJump(const clang::Stmt* s) {
   return false;
 }
 
+namespace {
+struct BlockUse : clang::RecursiveASTVisitor<BlockUse> {
+  llvm::SmallPtrSet<const clang::FunctionDecl*, 16> seen;
+  std::vector<const clang::FunctionDecl*> todo;
+  bool found = false;
+  static bool clockName(llvm::StringRef n) {
+    return n.contains("clock") || n.contains("smid") || n.contains("timer") || n.contains("rand");
+  }
+  void callee(const clang::FunctionDecl* fd) {
+    if (!fd) { found = true; return; }
+    if (clockName(fd->getName())) { found = true; return; }
+    const clang::FunctionDecl* def = nullptr;
+    if (fd->hasBody(def) && def) {
+      if (seen.insert(def).second) todo.push_back(def);
+      return;
+    }
+    if (fd->getBuiltinID()) return;
+    auto& sm = fd->getASTContext().getSourceManager();
+    auto loc = sm.getExpansionLoc(fd->getLocation());
+    if (loc.isInvalid() || !sm.isInSystemHeader(loc)) found = true;  // the project's, defined elsewhere
+  }
+  // Unevaluated operands (sizeof, decltype, noexcept, typeid: std::declval in CUB's traits) run nothing.
+  bool TraverseUnaryExprOrTypeTraitExpr(clang::UnaryExprOrTypeTraitExpr*) { return true; }
+  bool TraverseCXXNoexceptExpr(clang::CXXNoexceptExpr*) { return true; }
+  bool TraverseCXXTypeidExpr(clang::CXXTypeidExpr*) { return true; }
+  bool TraverseDecltypeTypeLoc(clang::DecltypeTypeLoc, bool = true) { return true; }
+  bool TraverseTypeLoc(clang::TypeLoc, bool = true) { return true; }
+  bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
+    if (auto* vd = llvm::dyn_cast<clang::VarDecl>(e->getDecl()); vd && vd->getName() == "blockIdx") found = true;
+    return !found;
+  }
+  bool VisitCallExpr(clang::CallExpr* ce) {
+    callee(ce->getDirectCallee());
+    return !found;
+  }
+  bool VisitCXXConstructExpr(clang::CXXConstructExpr* ce) {
+    callee(ce->getConstructor());
+    return !found;
+  }
+  bool VisitGCCAsmStmt(clang::GCCAsmStmt* as) {
+    std::string text = as->getAsmString();
+    for (const char* r : {"ctaid", "smid", "clock", "globaltimer", "nctaid"})
+      if (text.find(r) != std::string::npos) found = true;
+    return !found;
+  }
+};
+}  // namespace
+
+bool blockBlind(const clang::FunctionDecl* kernel) {
+  const clang::FunctionDecl* def = nullptr;
+  if (!kernel || !kernel->hasBody(def) || !def) return false;
+  BlockUse u;
+  u.seen.insert(def);
+  u.todo.push_back(def);
+  while (!u.todo.empty() && !u.found) {
+    const clang::FunctionDecl* f = u.todo.back();
+    u.todo.pop_back();
+    u.TraverseStmt(f->getBody());
+    if (auto* cd = llvm::dyn_cast<clang::CXXConstructorDecl>(f))
+      for (const auto* init : cd->inits())
+        if (init->getInit()) u.TraverseStmt(init->getInit());
+  }
+  return !u.found;
+}
+
 }  // namespace gpuopt

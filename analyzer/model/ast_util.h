@@ -44,5 +44,10 @@ bool switchArmsWork(const clang::SwitchStmt* ss, clang::ASTContext& ctx);
 // Whether a statement can leave it other than by falling off its end: return, break, continue,
 // goto (not looking into lambdas).
 bool hasJump(const clang::Stmt* s);
+// Whether a kernel computes the same in every block: neither it nor a function it calls (their
+// bodies followed, system headers' included) names blockIdx, reads a block or clock register in
+// inline PTX (%ctaid, %smid, %clock, %globaltimer), calls a clock or random function, or calls
+// through a pointer or a project function whose body is not here.
+bool blockBlind(const clang::FunctionDecl* kernel);
 
 }  // namespace gpuopt

@@ -191,6 +191,11 @@ class Builder : public LaneDomain {
   };
   std::map<std::pair<const clang::ValueDecl*, int64_t>, DataScalar> dataScalars_;
   std::vector<unsigned> guards_;  // lines of undecided conditions being walked
+  // Lines of the selection guards being walked (their then-branch): `key[e] == k`, a loaded value
+  // that differs per thread compared with one value of the block (Access::selectGuards).
+  std::vector<unsigned> selectGuards_;
+  // Comparisons evaluated as such a selection.
+  std::set<const clang::Expr*> selections_;
   std::unordered_map<const clang::Expr*, std::optional<int64_t>> folded_;
   const clang::VarDecl* loopVar_ = nullptr;
   unsigned epoch_ = 0, seq_ = 0, loopDepth_ = 0;

@@ -386,9 +386,11 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
   if (name.rfind("__", 0) == 0 && name.size() > 5 && name.compare(name.size() - 5, 5, "_sync") == 0) {
     auto v = args();
     barrier(ce, false, name + "()");
-    if ((name == "__ballot_sync" || name == "__any_sync" || name == "__all_sync") && v.size() == 2) return voted(name, v[1]);
-    if (name.rfind("__reduce_", 0) == 0 && v.size() == 2) return groupReduced(ce, v[1], 32);
-    return shuffled(name, v, ce);
+    Value r = (name == "__ballot_sync" || name == "__any_sync" || name == "__all_sync") && v.size() == 2 ? voted(name, v[1])
+              : name.rfind("__reduce_", 0) == 0 && v.size() == 2                                          ? groupReduced(ce, v[1], 32)
+                                                                                                          : shuffled(name, v, ce);
+    r.blockMade = true;
+    return r;
   }
   if (name.rfind("atomic", 0) == 0 && ce->getNumArgs() >= 1) {
     Value p = eval(ce->getArg(0));
@@ -460,6 +462,31 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     }
   }
   auto v = args();
+  // A project function whose body is in another file (`getLowerDiagonal(seed)` declared in a
+  // header, defined in seed.cu) is taken to depend on its arguments only: its result, and what it
+  // leaves in the per-thread objects and variables it gets a non-const reference to, are numbered
+  // from the arguments' values (an object's from its members), so threads calling it on equal
+  // inputs hold equal outputs. Not one without arguments (`laneId()`: the thread is its input) and
+  // not one whose name says it reads a clock or random state. The inputs are read before any
+  // output is forgotten.
+  const bool external = fd && !isSystem(fd) && ce->getNumArgs() > 0 && name.find("clock") == std::string::npos &&
+                        name.find("rand") == std::string::npos && name.find("time") == std::string::npos;
+  std::vector<Value> extIn;
+  if (external)
+    for (unsigned i = 0; i < ce->getNumArgs(); ++i) {
+      const clang::Expr* a = strip(ce->getArg(i));
+      Value in = v[i];
+      if (a->isGLValue() && a->getType()->isRecordType()) {
+        LVal lv = evalLValue(a);
+        in = lv.kind == LVal::Var ? readVar(lv.var) : unknown();
+        if (lv.kind == LVal::Mem && lv.ptr.space == MemSpace::Local)
+          if (const int64_t* addr = localAddress(lv)) {
+            auto it = localMem_.find({lv.ptr.base, *addr, lv.size});
+            in = it != localMem_.end() ? it->second : readLocalPart(lv, *addr);
+          }
+      }
+      extIn.push_back(std::move(in));
+    }
   for (const auto& a : v)  // it may write a per-thread array it gets a pointer to
     if (a.isPtr && a.space == MemSpace::Local) forgetLocal(a.base);
   // ... or a per-thread object or variable it gets a non-const reference to (a function whose
@@ -477,6 +504,26 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
   }
   Value r = unknown();  // a library or undefined function: data only if its inputs are
   for (const auto& a : v) r.data = r.data || a.data, r.block = r.block || a.block;  // another block's inputs: another value
+  if (external) {
+    std::vector<const Value*> ops;
+    bool same = true;
+    for (const auto& x : extIn) ops.push_back(&x), same = same && uniformish(x);
+    const uint64_t what = mix(0x45585443414c4cull, reinterpret_cast<uintptr_t>(fd->getCanonicalDecl()));  // "EXTCALL"
+    number(r, what, ops);
+    r.same = same;
+    for (unsigned i = 0; i < ce->getNumArgs() && i < fd->getNumParams(); ++i) {
+      clang::QualType pt = fd->getParamDecl(i)->getType();
+      if (!pt->isReferenceType() || pt.getNonReferenceType().isConstQualified()) continue;
+      const clang::Expr* a = strip(ce->getArg(i));
+      if (!llvm::isa<clang::DeclRefExpr>(a)) continue;
+      LVal lv = evalLValue(a);
+      Value out = unknown();
+      out.data = r.data, out.block = r.block, out.same = same;
+      number(out, mix(what, i + 1), ops);
+      if (lv.kind == LVal::Var) writeVar(lv.var, out);
+      else if (lv.kind == LVal::Mem && lv.ptr.space == MemSpace::Local && localAddress(lv)) storeLocal(lv, out);
+    }
+  }
   // A math function of the toolkit (sqrtf, fmaxf, __expf, ...) of the same arguments is the same value.
   if (fd && isSystem(fd) && !v.empty() && name.rfind("rand", 0) == std::string::npos &&
       name.rfind("curand", 0) == std::string::npos && name.find("clock") == std::string::npos) {

@@ -487,6 +487,9 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
     }
     // Not known: equal operands give an equal result.
     if (!r.known) number(r, mix(0x4c4f474943ull, op), {&a, &b});  // "LOGIC"
+    // `e < len && rowIdx[e] == pivot`: a conjunction with a selection selects.
+    if (op == BO::BO_LAnd && (selections_.count(strip(bo->getLHS())) || selections_.count(strip(bo->getRHS()))))
+      selections_.insert(bo);
     // `flag && threadIdx.x == 0` with an unknown flag: known false for every thread but 0.
     if (!r.known && op == BO::BO_LAnd) {
       std::vector<uint8_t> never(N_, 0);
@@ -504,6 +507,21 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
   if (bo->isAssignmentOp()) return evalAssign(bo);
   Value a = eval(bo->getLHS());
   Value b = eval(bo->getRHS());
+  // `rowIdx[e] == pivot`: a value each thread loaded from its own element, compared with one value
+  // of the block, selects the thread whose key matches (one, when the keys are distinct).
+  if (op == BO::BO_EQ) {
+    auto distinctKeys = [&](const Value& v) {
+      if (v.known || !v.data || !v.loaded || v.tag.size() != N_) return false;
+      std::set<uint64_t> seen;
+      for (unsigned t = 0; t < N_; ++t)
+        if (active_[t] && (!v.tag[t] || !seen.insert(v.tag[t]).second)) return false;
+      return seen.size() > 1;
+    };
+    // The value compared with is an input (a parameter, a load from global memory), not one the
+    // block made (a minimum reduced in shared memory: ties are likely, HeCBench tsp).
+    auto input = [&](const Value& v) { return uniformish(v) && !v.data && !v.blockMade; };
+    if ((input(a) && distinctKeys(b)) || (input(b) && distinctKeys(a))) selections_.insert(bo);
+  }
   return arith(op, a, b, bo->getType(), bo->getLHS(), bo->getRHS());
 }
 
@@ -834,6 +852,15 @@ void Builder::construct(const LVal& dst, const clang::CXXConstructExpr* cce) {
   }
   const clang::FunctionDecl* def = nullptr;
   if (ctor->hasBody(def) && def && !isSystem(def) && dst.kind == LVal::Mem) {
+    // Members the constructor leaves uninitialized hold one indeterminate value, the same in every
+    // thread: a copy constructor that skips a member (HeCBench logan's SeedL) still gives every
+    // thread equal objects from equal sources.
+    if (dst.ptr.space == MemSpace::Local && localAddress(dst)) {
+      Value ind = unknown();
+      ind.same = true;
+      ind.tag.assign(N_, mix(0x494e444554ull, reinterpret_cast<uintptr_t>(dst.ptr.base)));  // "INDET"
+      storeLocal(dst, ind);
+    }
     std::vector<const clang::Expr*> args(cce->arg_begin(), cce->arg_end());
     inlineCall(def, cce, args, &dst.ptr);
     return;
@@ -991,6 +1018,7 @@ Value Builder::readMem(const LVal& lv) {
           r.data = it->second.data;
           r.same = true;
           r.tag.assign(N_, mix(mix(reinterpret_cast<uintptr_t>(lv.ptr.base), it->second.version), static_cast<uint64_t>(lv.ptr.v[t])));
+          r.blockMade = lv.ptr.space == MemSpace::Shared;
           return r;
         }
     // One stand-in per load expression and version of the memory it reads: a reload after a store
@@ -1006,10 +1034,12 @@ Value Builder::readMem(const LVal& lv) {
     // Loaded from an address that moves with blockIdx (`in[blockIdx.x]`): another value in every
     // block, not known there (no alternatives).
     r.block = lv.ptr.block;
+    r.blockMade = lv.ptr.space == MemSpace::Shared;
     return r;
   }
   Value r = unknown();
   r.data = true;
+  r.loaded = true;
   r.block = lv.ptr.block;  // loaded from a block's own address: differs between blocks
   // Neighbouring elements of a prefix sum of flags, read by neighbouring threads: values that
   // differ by 0 or 1 from one thread to the next.
@@ -1028,7 +1058,15 @@ Value Builder::readMem(const LVal& lv) {
     uint64_t from = mix(reinterpret_cast<uintptr_t>(lv.ptr.base), memVersion_[lv.ptr.base]);
     r.tag.assign(N_, 0);
     for (unsigned t = 0; t < N_; ++t) r.tag[t] = mix(from, static_cast<uint64_t>(lv.ptr.v[t]));
+  } else if (lv.ptr.base && lv.ptr.tag.size() == N_) {
+    // ... and at a data-dependent address, by the address's number: threads whose addresses are
+    // equal (computed alike from the same loads) load one value.
+    uint64_t from = mix(mix(reinterpret_cast<uintptr_t>(lv.ptr.base), memVersion_[lv.ptr.base]), 0x4441544141ull);  // "DATAA"
+    r.tag.assign(N_, 0);
+    for (unsigned t = 0; t < N_; ++t)
+      if (lv.ptr.tag[t]) r.tag[t] = mix(from, lv.ptr.tag[t]);
   }
+  r.blockMade = lv.ptr.space == MemSpace::Shared;
   return r;
 }
 
@@ -1149,6 +1187,7 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   a.context = context();
   a.function = frames_.back().fn;
   a.guards = guards_;
+  a.selectGuards = selectGuards_;
   a.inRuntimeLoop = runtimeLoops_ > 0;
   a.runtimeIter = runtimeIter_;
   a.blockGuarded = blockGuards_ > 0;

@@ -118,6 +118,13 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space)
             if (o->thread == e.thread) continue;
             bool sameWarp = o->thread / 32 == e.thread / 32;
             if (sameWarp && o->acc->warpEpoch[e.thread / 32] != a->warpEpoch[e.thread / 32]) continue;  // __syncwarp between
+            // Two stores under one selection guard (`if (rowIdx[e] == pivot) piv = val[e];`,
+            // HeCBench slu): made by the one thread whose key matches, when the keys are distinct
+            // (an index array's are); the rule's Limits say so.
+            if (a->isWrite && o->acc->isWrite && !a->isRead && !o->acc->isRead &&
+                std::find_first_of(a->selectGuards.begin(), a->selectGuards.end(), o->acc->selectGuards.begin(),
+                                   o->acc->selectGuards.end()) != a->selectGuards.end())
+              continue;
             // Every thread storing the same value (a shared scalar set by all): benign.
             if (oneValue && o->acc->isWrite && a->isWrite && !a->isRead && !o->acc->isRead) continue;
             // Reading back the value this thread stored itself, when every store is that value.
@@ -164,7 +171,8 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space)
 }
 
 std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& accesses,
-                                                const std::vector<Barrier>& barriers, MemSpace space, const unsigned grid[3]) {
+                                                const std::vector<Barrier>& barriers, MemSpace space, const unsigned grid[3],
+                                                bool blockBlind) {
   // Block offsets compared: 0..2 in x, 0..1 in y, fewer when the launch's grid is that small (a
   // grid of 2 blocks has no block b + 2; one of 1 no other block along that axis).
   const int xs = grid && grid[0] ? static_cast<int>(std::min(3u, grid[0])) : 3;
@@ -346,6 +354,11 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
       if (a->storedBlock) { oneValue = false; break; }  // a value that differs between blocks
       if (a->storedKnown) v = LaneDomain::mix(0x4b4e4f574eull, static_cast<uint64_t>(a->stored[at(k).thread]));
       else if (loadsCarry && !a->storedTag.empty()) v = a->storedTag[at(k).thread];
+      // A kernel that computes the same in every block (HeCBench blockScan: every block scans the
+      // same tile and thread 0 stores the aggregate a CUB scan returned through a reference):
+      // thread t of every block stores one value at this store; two stores or two threads are
+      // still two values (their order differs from block to block).
+      else if (loadsCarry && blockBlind) v = LaneDomain::mix(reinterpret_cast<uintptr_t>(a), at(k).thread);
       if (!v || (haveValue && v != value)) { oneValue = false; break; }
       value = v, haveValue = true;
     }

@@ -49,7 +49,11 @@ struct CrossBlockRace {
 // value, accesses under masks no representative thread decides, every store of one known value, and
 // block-independent accesses under a per-block condition (`if (blockIdx.x == 0)`).
 // `grid`: the launch's gridDim when known (0 per axis when not): blocks past it are not compared.
+// `blockBlind`: the kernel computes the same in every block (blockBlind() in ast_util.h): when the
+// memory it loads is not written by it, every block's thread t stores what thread t of any other
+// block stores, so a unit only one store of one thread writes is benign.
 std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& accesses,
-                                                const std::vector<Barrier>& barriers, MemSpace space, const unsigned grid[3] = nullptr);
+                                                const std::vector<Barrier>& barriers, MemSpace space, const unsigned grid[3] = nullptr,
+                                                bool blockBlind = false);
 
 }  // namespace gpuopt

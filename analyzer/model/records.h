@@ -36,6 +36,10 @@ struct Access {
   // Lines of the conditions around it that the model could not decide (data-dependent): the
   // access is recorded for every thread, but some may not perform it.
   std::vector<unsigned> guards;
+  // Lines of the guards among them that select a thread by key (`if (rowIdx[e] == pivot)`: a
+  // value each thread loaded from its own element equal to one value of the block): with
+  // distinct keys (the row indices of a sparse column) at most one thread passes.
+  std::vector<unsigned> selectGuards;
   // Inside a loop whose trip count the model could not fix (a bound over a parameter or data):
   // the compiler cannot unroll it, so an index that changes between its iterations is a run-time
   // index even when each walked iteration has a known value.

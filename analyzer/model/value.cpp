@@ -48,6 +48,7 @@ void LaneDomain::mergeFlags(Value& r, const Value& a, const Value& b) {
   r.param = a.param || b.param;
   r.block = a.block || b.block;
   r.opaque = a.opaque || b.opaque;
+  r.blockMade = a.blockMade || b.blockMade;
   r.strideSym = !a.strideSym.empty() ? a.strideSym : b.strideSym;
 }
 
@@ -95,6 +96,8 @@ void LaneDomain::assignMasked(Value& dst, const Value& src) const {
   dst.ptrVolatile = src.ptrVolatile;
   dst.group = src.group;
   dst.same = false;  // threads may hold values from different assignments now
+  dst.loaded = dst.loaded && src.loaded;
+  dst.blockMade = dst.blockMade || src.blockMade;
   if (!src.tag.empty() || !dst.tag.empty()) {
     dst.tag.resize(N_, 0);
     for (unsigned t = 0; t < N_; ++t)

@@ -45,6 +45,12 @@ struct Value {
   unsigned group = 0;
   // The same for every thread, even when not known (a float loaded from one address).
   bool same = false;
+  // Loaded from memory at a per-thread address and not computed on since (an index array's
+  // element): what a selection by key compares (`rowIdx[e] == pivot`), unlike a computed minimum.
+  bool loaded = false;
+  // Read from shared memory or exchanged between lanes (a shuffle, a vote), or computed from such:
+  // a value the block made (a minimum it reduced), not an input.
+  bool blockMade = false;
   // A stand-in for an integer nothing is known about (a shared variable thread 0 set from an
   // atomic's old value): usable in addresses, but a condition on it is not decided.
   bool opaque = false;

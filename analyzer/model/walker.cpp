@@ -208,6 +208,17 @@ void Builder::walk(const clang::Stmt* s) {
   }
   if (auto* asmS = llvm::dyn_cast<clang::GCCAsmStmt>(s)) return walkAsm(asmS);
   if (auto* e = llvm::dyn_cast<clang::Expr>(s)) {
+    // A call returning a reference, as a statement (`seed[i] = mySeed;` with the struct's
+    // operator=): its value is discarded, so the lvalue it returns is not read (a read of every
+    // thread's slot after the store would race with the other threads' stores: HeCBench logan).
+    const clang::Expr* x = e->IgnoreParens();
+    if (auto* ewc = llvm::dyn_cast<clang::ExprWithCleanups>(x)) x = ewc->getSubExpr()->IgnoreParens();
+    if (x->isGLValue() && llvm::isa<clang::CallExpr>(x)) {
+      lastRetCall_ = nullptr;
+      evalCallLike(x);
+      lastRetCall_ = nullptr;
+      return;
+    }
     eval(e);
     return;
   }
@@ -286,6 +297,7 @@ void Builder::walkIf(const clang::IfStmt* is) {
   // Unknown condition: both paths are walked with every thread (over-approximation); the
   // accesses there remember the condition's line.
   if (!c.known) guards_.push_back(ctx_.getSourceManager().getExpansionLineNumber(is->getCond()->getBeginLoc()));
+  const bool selects = !c.known && selections_.count(strip(is->getCond()));
   // A condition on blockIdx that every thread of the block decides alike: some blocks only.
   bool perBlock = false;
   if (c.known && c.block) {
@@ -311,7 +323,9 @@ void Builder::walkIf(const clang::IfStmt* is) {
     for (const auto& f : frames_) keptVars->push_back(f.vars);
   }
   active_ = tm;
+  if (selects) selectGuards_.push_back(guards_.back());
   walk(is->getThen());
+  if (selects) selectGuards_.pop_back();
   if (keptVars && keptVars->size() == frames_.size())
     for (size_t i = 0; i < frames_.size(); ++i) frames_[i].vars = std::move((*keptVars)[i]);
   Mask afterThen = active_;

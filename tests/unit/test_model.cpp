@@ -6,6 +6,7 @@
 
 #include "analyzer/frontend.h"
 #include "analyzer/kernel_model.h"
+#include "analyzer/model/ast_util.h"
 
 using namespace gpuopt;
 
@@ -447,4 +448,41 @@ TEST(KernelModel, BufferSizesFromTheHostAllocationsOfEveryLaunch) {
   EXPECT_EQ(p.model->allocatedBytes(k->getParamDecl(0)), 808u) << "101 doubles, through push()'s parameter";
   EXPECT_EQ(p.model->allocatedBytes(k->getParamDecl(1)), 0u) << "a run-time size";
   EXPECT_EQ(p.model->allocatedBytes(k->getParamDecl(2)), 512u);
+}
+
+TEST(KernelModel, BlockBlindKernelsComputeTheSameInEveryBlock) {
+  auto blind = [](const std::string& code) {
+    Parsed p = model(code);
+    return p.model ? blockBlind(p.model->kernel()) : false;
+  };
+  // Called bodies are followed; unevaluated operands (decltype, sizeof) run nothing.
+  EXPECT_TRUE(blind("__device__ int twice(int v) { return 2 * v; }\n"
+                    "__global__ void k(const int* in, int* out) {\n"
+                    "  decltype(twice(blockIdx.x)) v = twice(in[threadIdx.x]) + sizeof(blockIdx.x);\n"
+                    "  out[threadIdx.x] = v;\n}\n"));
+  EXPECT_FALSE(blind("__device__ int tile() { return blockIdx.x * 256; }\n"
+                     "__global__ void k(const int* in, int* out) { out[threadIdx.x] = in[tile() + threadIdx.x]; }\n"));
+  EXPECT_FALSE(blind("__device__ int elsewhere(int);\n"
+                     "__global__ void k(const int* in, int* out) { out[threadIdx.x] = elsewhere(in[threadIdx.x]); }\n"));
+  EXPECT_FALSE(blind("__global__ void k(int* out) {\n  unsigned b;\n  asm(\"mov.u32 %0, %%ctaid.x;\" : \"=r\"(b));\n"
+                     "  out[threadIdx.x] = b;\n}\n"));
+}
+
+TEST(KernelModel, SelectionByKeyMarksTheStoresItGuards) {
+  auto selected = [](const std::string& cond) {
+    Parsed p = model("__global__ void k(const int* idx, const int* pivot, float* out, int n) {\n"
+                     "  __shared__ float s;\n  int key = idx[threadIdx.x];\n  int mine = key;\n"
+                     "  __shared__ int best;\n  if (threadIdx.x == 0) best = n;\n  __syncthreads();\n"
+                     "  if (" + cond + ") s = 1.0f;\n  __syncthreads();\n  out[threadIdx.x] = s;\n}\n");
+    if (!p.model) return false;
+    for (const auto& a : p.model->accesses())
+      if (a.isWrite && a.space == MemSpace::Shared && a.elemSize == 4 && a.baseName == "s") return !a.selectGuards.empty();
+    ADD_FAILURE() << "no store to s";
+    return false;
+  };
+  EXPECT_TRUE(selected("key == n"));               // a parameter
+  EXPECT_TRUE(selected("threadIdx.x < 200 && *pivot == mine"));  // a global load, under &&
+  EXPECT_FALSE(selected("key * 2 == n"));          // a computed key
+  EXPECT_FALSE(selected("key == best"));           // a value the block made
+  EXPECT_FALSE(selected("key != n"));              // not an equality
 }
