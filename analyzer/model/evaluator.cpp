@@ -854,8 +854,10 @@ void Builder::construct(const LVal& dst, const clang::CXXConstructExpr* cce) {
   if (ctor->hasBody(def) && def && !isSystem(def) && dst.kind == LVal::Mem) {
     // Members the constructor leaves uninitialized hold one indeterminate value, the same in every
     // thread: a copy constructor that skips a member (HeCBench logan's SeedL) still gives every
-    // thread equal objects from equal sources.
-    if (dst.ptr.space == MemSpace::Local && localAddress(dst)) {
+    // thread equal objects from equal sources. Only a user-provided constructor: an object nothing
+    // initializes (`pair_t fresh; pairs[42] = fresh;`, GPUVerify's fail_arrayofstruct) holds
+    // whatever each thread had, and storing it from several threads is a race.
+    if (dst.ptr.space == MemSpace::Local && localAddress(dst) && ctor->isUserProvided()) {
       Value ind = unknown();
       ind.same = true;
       ind.tag.assign(N_, mix(0x494e444554ull, reinterpret_cast<uintptr_t>(dst.ptr.base)));  // "INDET"

@@ -44,6 +44,14 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space)
   std::set<std::pair<const clang::Expr*, const clang::Expr*>> seen, seenWarp;
   std::vector<Entry> entries;
   llvm::SmallPtrSet<const void*, 8> written;
+  // Memory the kernel only ever stores to under a selection by key (Access::selectGuards): the
+  // one selected thread stores it once, and nothing did before.
+  std::map<const void*, bool> onlySelected;
+  for (const Access& a : accesses)
+    if (a.space == space && a.isWrite && a.base) {
+      auto [it, added] = onlySelected.try_emplace(a.base, true);
+      it->second = it->second && !a.isRead && !a.selectGuards.empty();
+    }
   size_t i = 0;
   while (i < accesses.size()) {
     unsigned epoch = accesses[i].epoch;
@@ -124,6 +132,12 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space)
             if (a->isWrite && o->acc->isWrite && !a->isRead && !o->acc->isRead &&
                 std::find_first_of(a->selectGuards.begin(), a->selectGuards.end(), o->acc->selectGuards.begin(),
                                    o->acc->selectGuards.end()) != a->selectGuards.end())
+              continue;
+            // A read before the store, in program order, of memory only ever stored to by a
+            // selection: the store is made once, so if it came after the read the read saw memory
+            // nothing had written. The program reads what it selected after selecting it (slu:
+            // `if (ridx == col) s = v;` in one iteration, `s` read in the one before).
+            if (a->isWrite && !a->isRead && !o->acc->isWrite && !a->selectGuards.empty() && onlySelected[a->base])
               continue;
             // Every thread storing the same value (a shared scalar set by all): benign.
             if (oneValue && o->acc->isWrite && a->isWrite && !a->isRead && !o->acc->isRead) continue;
