@@ -226,17 +226,38 @@ bool hasJump(const clang::Stmt* s) {
   return false;
 }
 
+std::set<const clang::VarDecl*> assignedVars(const clang::Stmt* s) {
+  struct Assigned : clang::RecursiveASTVisitor<Assigned> {
+    std::set<const clang::VarDecl*> vars;
+    void add(const clang::Expr* e) {
+      if (auto* d = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts()))
+        if (auto* vd = llvm::dyn_cast<clang::VarDecl>(d->getDecl())) vars.insert(vd);
+    }
+    bool VisitBinaryOperator(clang::BinaryOperator* b) {
+      if (b->isAssignmentOp()) add(b->getLHS());
+      return true;
+    }
+    bool VisitUnaryOperator(clang::UnaryOperator* u) {
+      if (u->isIncrementDecrementOp()) add(u->getSubExpr());
+      return true;
+    }
+  } assigned;
+  if (s) assigned.TraverseStmt(const_cast<clang::Stmt*>(s));
+  return assigned.vars;
+}
+
+bool namesClockOrRandom(llvm::StringRef name) {
+  return name.contains("clock") || name.contains("time") || name.contains("smid") || name.contains("rand");
+}
+
 namespace {
 struct BlockUse : clang::RecursiveASTVisitor<BlockUse> {
   llvm::SmallPtrSet<const clang::FunctionDecl*, 16> seen;
   std::vector<const clang::FunctionDecl*> todo;
   bool found = false;
-  static bool clockName(llvm::StringRef n) {
-    return n.contains("clock") || n.contains("smid") || n.contains("timer") || n.contains("rand");
-  }
   void callee(const clang::FunctionDecl* fd) {
     if (!fd) { found = true; return; }
-    if (clockName(fd->getName())) { found = true; return; }
+    if (namesClockOrRandom(fd->getName())) { found = true; return; }
     const clang::FunctionDecl* def = nullptr;
     if (fd->hasBody(def) && def) {
       if (seen.insert(def).second) todo.push_back(def);

@@ -5,6 +5,7 @@
 #include <clang/AST/Expr.h>
 #include <clang/AST/Type.h>
 
+#include <set>
 #include <string>
 
 namespace gpuopt {
@@ -44,6 +45,11 @@ bool switchArmsWork(const clang::SwitchStmt* ss, clang::ASTContext& ctx);
 // Whether a statement can leave it other than by falling off its end: return, break, continue,
 // goto (not looking into lambdas).
 bool hasJump(const clang::Stmt* s);
+// The variables a statement assigns (`=`, compound assignment, `++`/`--`), not looking into calls.
+std::set<const clang::VarDecl*> assignedVars(const clang::Stmt* s);
+// Whether a function's name says it reads a clock, a timer, the SM id or random state (`clock64`,
+// `curand_uniform`, `getTime`): two calls with the same arguments need not give the same value.
+bool namesClockOrRandom(llvm::StringRef name);
 // Whether a kernel computes the same in every block: neither it nor a function it calls (their
 // bodies followed, system headers' included) names blockIdx, reads a block or clock register in
 // inline PTX (%ctaid, %smid, %clock, %globaltimer), calls a clock or random function, or calls

@@ -63,7 +63,7 @@ Value Builder::evalMemberCall(const clang::CXXMemberCallExpr* mce) {
   Value r = unknown();
   for (const auto& a : v) r.data = r.data || a.data;
   // A library method (`__half::operator float()`) of the same object and arguments: the same value.
-  if (md && isSystem(md) && obj && name.find("rand") == std::string::npos && name.find("clock") == std::string::npos) {
+  if (md && isSystem(md) && obj && !namesClockOrRandom(name)) {
     std::vector<const Value*> ops;
     for (const auto& a : v) ops.push_back(&a);
     number(r, mix(0x43414c4cull, reinterpret_cast<uintptr_t>(md->getCanonicalDecl())), ops);  // "CALL"
@@ -469,21 +469,15 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
   // inputs hold equal outputs. Not one without arguments (`laneId()`: the thread is its input) and
   // not one whose name says it reads a clock or random state. The inputs are read before any
   // output is forgotten.
-  const bool external = fd && !isSystem(fd) && ce->getNumArgs() > 0 && name.find("clock") == std::string::npos &&
-                        name.find("rand") == std::string::npos && name.find("time") == std::string::npos;
+  const bool external = fd && !isSystem(fd) && ce->getNumArgs() > 0 && !namesClockOrRandom(name);
   std::vector<Value> extIn;
   if (external)
     for (unsigned i = 0; i < ce->getNumArgs(); ++i) {
       const clang::Expr* a = strip(ce->getArg(i));
       Value in = v[i];
-      if (a->isGLValue() && a->getType()->isRecordType()) {
+      if (a->isGLValue() && a->getType()->isRecordType()) {  // an object: its value, as a copy reads it
         LVal lv = evalLValue(a);
-        in = lv.kind == LVal::Var ? readVar(lv.var) : unknown();
-        if (lv.kind == LVal::Mem && lv.ptr.space == MemSpace::Local)
-          if (const int64_t* addr = localAddress(lv)) {
-            auto it = localMem_.find({lv.ptr.base, *addr, lv.size});
-            in = it != localMem_.end() ? it->second : readLocalPart(lv, *addr);
-          }
+        in = lv.kind == LVal::Var ? readVar(lv.var) : lv.kind == LVal::Mem && lv.ptr.space == MemSpace::Local ? readMem(lv) : unknown();
       }
       extIn.push_back(std::move(in));
     }
@@ -525,8 +519,7 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     }
   }
   // A math function of the toolkit (sqrtf, fmaxf, __expf, ...) of the same arguments is the same value.
-  if (fd && isSystem(fd) && !v.empty() && name.rfind("rand", 0) == std::string::npos &&
-      name.rfind("curand", 0) == std::string::npos && name.find("clock") == std::string::npos) {
+  if (fd && isSystem(fd) && !v.empty() && !namesClockOrRandom(name)) {
     std::vector<const Value*> ops;
     for (unsigned i = 0; i < v.size(); ++i)  // the inputs (not the pointers it writes through)
       if (!v[i].isPtr && !ce->getArg(i)->getType()->isPointerType()) ops.push_back(&v[i]);

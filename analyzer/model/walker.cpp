@@ -1,6 +1,5 @@
 // Statements and control flow of the kernel model: which threads run each statement, the
 // branches they take and where they leave (see builder.h).
-#include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
 #include <fmt/format.h>
 
@@ -8,7 +7,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <set>
 
 namespace gpuopt::model_detail {
 
@@ -447,23 +445,7 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
   // a `continue`): their values are guesses too (symbolic), so a condition on them (`if (cw)`)
   // does not hide what it guards (HeCBench word2vec: the barriers under `if (cw)`).
   if (symbolicSkip) {
-    struct Assigned : clang::RecursiveASTVisitor<Assigned> {
-      std::set<const clang::VarDecl*> vars;
-      void add(const clang::Expr* e) {
-        if (auto* d = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts()))
-          if (auto* vd = llvm::dyn_cast<clang::VarDecl>(d->getDecl())) vars.insert(vd);
-      }
-      bool VisitBinaryOperator(clang::BinaryOperator* b) {
-        if (b->isAssignmentOp()) add(b->getLHS());
-        return true;
-      }
-      bool VisitUnaryOperator(clang::UnaryOperator* u) {
-        if (u->isIncrementDecrementOp()) add(u->getSubExpr());
-        return true;
-      }
-    } assigned;
-    assigned.TraverseStmt(const_cast<clang::Stmt*>(body));
-    for (const clang::VarDecl* vd : assigned.vars)
+    for (const clang::VarDecl* vd : assignedVars(body))
       for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
         if (auto f = it->vars.find(vd); f != it->vars.end()) {
           if (f->second.known) f->second.symbolic = true;
