@@ -97,7 +97,8 @@ TEST(Registry, FixedIdsAndEveryRuleHasItsDoc) {
   std::vector<std::string> want = {"divergent-branch", "uncoalesced-access", "missing-syncthreads", "bank-conflict",
                                    "pageable-memcpy", "unsafe-warp-reduce", "barrier-divergence", "unbatched-memcpy",
                                    "serialized-transfers", "alloc-in-loop", "global-memory-race", "atomic-contention",
-                                   "partial-warp-block", "double-promotion", "dynamic-local-array", "compile-error"};
+                                   "partial-warp-block", "double-promotion", "dynamic-local-array", "unused-block-dimension",
+                                   "compile-error"};
   EXPECT_EQ(ids, want);
   for (const auto& r : allRuleInfos()) {
     EXPECT_TRUE(std::regex_match(std::string(r.id), std::regex("[a-z]+(-[a-z]+)*"))) << r.id;
