@@ -51,9 +51,9 @@ std::vector<Report> demoUnusedBlockDim() {
                   "the 8 rows of each block compute the same elements\"";
     for (int v = 0; v < 3; ++v) {
       Row r;
-      r.variant = v == 0 ? "dim3(32, 8), only threadIdx.x read (8 rows duplicate)"
-                  : v == 1 ? "256-thread 1-D block (fixed)"
-                           : "dim3(32, 8), row index used (fixed)";
+      r.variant = v == 0 ? "dim3(32,8), x only: rows repeat"
+                  : v == 1 ? "dim3(256) (fixed)"
+                           : "dim3(32,8), rows used (fixed)";
       progress(rep.demo, r.variant);
       auto launch = [&] {
         if (v == 0) saxpyRowsX<<<(n + 31) / 32, dim3(32, 8)>>>(x.p, y.p, a, n, k);
@@ -83,8 +83,8 @@ std::vector<Report> demoUnusedBlockDim() {
       r.isFixed = v == 1;
       rep.rows.push_back(r);
     }
-    rep.remarks.push_back("the duplicated rows load the same addresses (L1 hits after the first row) and store the same "
-                          "values, so a memory-bound kernel pays less than 8x; the instructions are all paid");
+    rep.remarks.push_back("the duplicated rows load the same addresses and store the same values: how much of the 8x "
+                          "shows in the time depends on whether the kernel waits on memory or on instructions");
     out.push_back(rep);
   }
   return out;
