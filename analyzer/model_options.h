@@ -8,9 +8,13 @@
 namespace gpuopt {
 
 struct ModelOptions {
-  // Block shape assumed when neither a launch nor __launch_bounds__ gives it (--block-dim).
+  // The block shape for kernels no launch in the code gives one (--block-dim X,Y,Z, or `block-dim:`
+  // in .gpuopt-lint.yaml): a launch written in the code wins over it.
   unsigned blockX = 256, blockY = 1, blockZ = 1;
-  bool blockDimGiven = false;  // --block-dim overrides what the code says
+  bool blockDimGiven = false;  // given (else the kernel is judged under plausible shapes: model/shapes.h)
+  // The same per kernel (--block-dim NAME=X,Y,Z; `block-dim: {NAME: [X, Y]}`): by the kernel's name,
+  // qualified or not (a template's name covers its instantiations). Wins over the one above.
+  std::map<std::string, std::array<unsigned, 3>> kernelBlocks;
   // Block shapes a profile recorded, per kernel name (`gpuopt-lint profile`): they win over the
   // launches in the code; --block-dim still wins over them.
   std::map<std::string, std::vector<std::array<unsigned, 3>>> profiledBlocks;

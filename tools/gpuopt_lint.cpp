@@ -425,12 +425,13 @@ int main(int argc, char** argv) {
       if (meetsFailThreshold(perFile[i], d)) anyFinding = true;
   }
   if (o.format == OutputFormat::Text && !o.quiet && !o.statistics) {
-    size_t n = 0, files = 0, kernels = 0;
+    size_t n = 0, files = 0, kernels = 0, partly = 0;
     std::vector<std::string> noKernel;
     for (const auto& r : results) {
       n += r.diags.size();
       files += r.errors.empty() ? 1 : 0;
       if (r.kernels > 0) kernels += static_cast<size_t>(r.kernels);
+      for (const auto& k : r.coverage) partly += k.partly();
       if (r.kernels == 0 && r.errors.empty()) noKernel.push_back(r.file);
     }
     // The summary: findings, files, kernels, time taken, and what the cache saved.
@@ -440,8 +441,9 @@ int main(int argc, char** argv) {
     if (preamblesBuilt > 0)
       cacheNote += fmt::format("; CUDA header preamble built for {} file{} (later runs are faster)", preamblesBuilt.load(),
                                preamblesBuilt == 1 ? "" : "s");
-    std::cerr << fmt::format("gpuopt-lint: {} finding{} in {} file{} analysed ({} kernel{}) in {:.2f} s{}{}\n",
-                             n, n == 1 ? "" : "s", files, files == 1 ? "" : "s", kernels, kernels == 1 ? "" : "s", secs,
+    std::cerr << fmt::format("gpuopt-lint: {} finding{} in {} file{} analysed ({} kernel{}{}) in {:.2f} s{}{}\n",
+                             n, n == 1 ? "" : "s", files, files == 1 ? "" : "s", kernels, kernels == 1 ? "" : "s",
+                             partly ? fmt::format(", {} partly analysed", partly) : std::string(), secs,
                              cacheNote, anyError ? "; some inputs could not be analysed" : "");
     // Say which files had no kernel to analyse (host code only, or kernels the compiler rejected).
     if (!noKernel.empty()) {

@@ -52,6 +52,7 @@ Value Builder::paramValue(const clang::ParmVarDecl* p) {
     Value v = constant(kParamRep);
     v.symbolic = true;
     v.param = true;
+    v.paramSrc = p;
     return v;
   }
   if (t->isRealFloatingType()) {  // one value for the whole grid, its own for each parameter
@@ -649,6 +650,10 @@ Value Builder::evalConditional(const clang::AbstractConditionalOperator* co) {
 
 Builder::LVal Builder::evalLValue(const clang::Expr* e) {
   e = strip(e);
+  // Walked by some thread: the access is analysed (KernelModel::coverage).
+  if (anyActive() && (llvm::isa<clang::ArraySubscriptExpr, clang::MemberExpr>(e) ||
+                      (llvm::isa<clang::UnaryOperator>(e) && llvm::cast<clang::UnaryOperator>(e)->getOpcode() == clang::UO_Deref)))
+    m_.reached_.insert(e);
   LVal lv;
   lv.expr = e;
   lv.isVolatile = e->getType().isVolatileQualified();
@@ -1031,6 +1036,7 @@ Value Builder::readMem(const LVal& lv) {
     Value r = constant(rep);
     r.symbolic = true;
     r.param = true;
+    r.paramSrc = lv.ptr.base;
     r.same = true;
     r.opaque = opaque;
     // Loaded from an address that moves with blockIdx (`in[blockIdx.x]`): another value in every
@@ -1128,6 +1134,7 @@ Value Builder::readLocalPart(const LVal& lv, int64_t addr) {
     r = constant(kParamRep);
     r.symbolic = true;
     r.param = true;
+    r.paramSrc = pd;
     normalize(r, t);
   } else if (t->isRealFloatingType()) {
     r.same = true;
@@ -1189,6 +1196,7 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   a.context = context();
   a.function = frames_.back().fn;
   a.guards = guards_;
+  for (const Residual& r : residual_) a.guards.push_back(r.line);
   a.selectGuards = selectGuards_;
   a.inRuntimeLoop = runtimeLoops_ > 0;
   a.runtimeIter = runtimeIter_;
@@ -1196,6 +1204,8 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   a.dataValues = lv.ptr.values;
   if (!a.known) a.addrTag = lv.ptr.tag, a.stepBound = lv.ptr.stepBound;
   a.paramAddr = lv.ptr.param;
+  a.paramSrc = lv.ptr.paramSrc;
+  a.failureGuard = failureGuards_ > 0;
   a.approxMask = approxMasks_ > 0;
   // How the address moves from block to block (global memory): from the address's values in
   // other blocks, when the threads doing this access are the same in every block.

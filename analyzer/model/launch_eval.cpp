@@ -248,7 +248,8 @@ std::optional<HostValues::Bound> HostValues::memberValue(const clang::Expr* base
     if (auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(p->getDeclContext()); fn && fn->getBody()) {
       const auto& sm = ctx_.getSourceManager();
       const Set* last = nullptr;
-      for (const Set& s : setsOf(fn->getBody(), v, member))
+      const std::vector<Set> sets = setsOf(fn->getBody(), v, member);
+      for (const Set& s : sets)
         if (sm.isBeforeInTranslationUnit(s.stmt->getBeginLoc(), use->getBeginLoc()) &&
             (!last || sm.isBeforeInTranslationUnit(last->stmt->getBeginLoc(), s.stmt->getBeginLoc())))
           last = &s;
@@ -276,7 +277,8 @@ std::optional<HostValues::Bound> HostValues::memberValue(const clang::Expr* base
   if (!fn || !fn->getBody()) return std::nullopt;
   const auto& sm = ctx_.getSourceManager();
   const Set* last = nullptr;
-  for (const Set& s : setsOf(fn->getBody(), v, member))
+  const std::vector<Set> sets = setsOf(fn->getBody(), v, member);
+  for (const Set& s : sets)
     if (sm.isBeforeInTranslationUnit(s.stmt->getBeginLoc(), use->getBeginLoc()) &&
         (!last || sm.isBeforeInTranslationUnit(last->stmt->getBeginLoc(), s.stmt->getBeginLoc())))
       last = &s;
@@ -289,7 +291,8 @@ std::optional<HostValues::Bound> HostValues::memberValue(const clang::Expr* base
     if (!fd || !fd->hasBody(def) || !def || last->arg >= def->getNumParams()) return std::nullopt;
     const clang::ParmVarDecl* p = def->getParamDecl(last->arg);
     const Set* inner = nullptr;
-    for (const Set& s : setsOf(def->getBody(), p, member))
+    const std::vector<Set> innerSets = setsOf(def->getBody(), p, member);
+    for (const Set& s : innerSets)
       if (!inner || sm.isBeforeInTranslationUnit(inner->stmt->getBeginLoc(), s.stmt->getBeginLoc())) inner = &s;
     if (!inner || !inner->value || inner->whole) return std::nullopt;
     Env e2;
@@ -406,8 +409,18 @@ std::optional<int64_t> HostValues::integerAt(const clang::Expr* e, const Env& en
   return std::nullopt;
 }
 
-bool HostValues::shape(const clang::Expr* e, const Env& env, unsigned dims[3], bool partial) {
-  return shapeAt(e, env, dims, partial, 0);
+bool HostValues::shape(const clang::Expr* e, const Env& env, unsigned dims[3], bool partial, const clang::Expr** origin) {
+  origin_ = origin;
+  bool ok = shapeAt(e, env, dims, partial, 0);
+  origin_ = nullptr;
+  return ok;
+}
+
+bool HostValues::memberShape(const clang::Expr* base, const std::string& member, const clang::Expr* use, const Env& env,
+                             unsigned dims[3], bool partial) {
+  dims[0] = 0, dims[1] = 1, dims[2] = 1;
+  auto b = memberValue(base, member, use, env, 0);
+  return b && shapeAt(b->e, b->env, dims, partial, 1);
 }
 
 bool HostValues::shapeAt(const clang::Expr* e, const Env& env, unsigned dims[3], bool partial, int depth) {
@@ -508,6 +521,7 @@ bool HostValues::shapeAt(const clang::Expr* e, const Env& env, unsigned dims[3],
       }
       if (auto* p = llvm::dyn_cast<clang::ParmVarDecl>(v)) {
         auto b = parameterValue(p, env);
+        if (b && origin_) *origin_ = b->e;
         return b && shapeAt(b->e, b->env, dims, partial, depth + 1);
       }
       auto b = variableValue(v, dre, env);

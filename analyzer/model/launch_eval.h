@@ -40,7 +40,14 @@ class HostValues {
   std::optional<int64_t> integer(const clang::Expr* e, const Env& env);
   // A block or grid shape (an integer, dim3(...), make_uint3, a dim3 variable or member); with
   // `partial`, axes that are not known are 0 and the call succeeds when the form was read.
-  bool shape(const clang::Expr* e, const Env& env, unsigned dims[3], bool partial = false);
+  // `origin`: the outermost expression the shape came through (a call site's argument when it came
+  // through a parameter), for pointing at it.
+  bool shape(const clang::Expr* e, const Env& env, unsigned dims[3], bool partial = false,
+             const clang::Expr** origin = nullptr);
+  // The shape in member `member` of the struct `base` names (`&cfg`, `cfg`) where `use` reads it
+  // (cudaLaunchKernelEx's config.blockDim).
+  bool memberShape(const clang::Expr* base, const std::string& member, const clang::Expr* use, const Env& env,
+                   unsigned dims[3], bool partial = false);
   // The kernels a callee expression may name (`k`, `&k`, `k<T>`, a function pointer variable, a
   // parameter, `c ? k1 : k2`, a member of a struct): empty when not known.
   std::vector<const clang::FunctionDecl*> kernels(const clang::Expr* callee, const Env& env);
@@ -79,6 +86,7 @@ class HostValues {
   const std::map<const clang::FunctionDecl*, std::vector<const clang::CallExpr*>>* calls_ = nullptr;
   std::map<const clang::VarDecl*, std::vector<std::pair<std::string, const clang::Expr*>>> globalSets_;
   const clang::FunctionDecl* missing_ = nullptr;
+  const clang::Expr** origin_ = nullptr;
 };
 
 }  // namespace gpuopt

@@ -9,6 +9,7 @@
 #include <llvm/Support/Path.h>
 
 #include "analyzer/model/ast_util.h"
+#include "analyzer/model/launch_eval.h"
 
 #include <functional>
 #include <set>
@@ -47,97 +48,6 @@ bool reassigned(const clang::VarDecl* vd) {
   return f.found;
 }
 
-// The expression whose value a local variable holds where `use` reads it: its initialiser when no
-// assignment can reach `use`, the right-hand side of the last assignment before `use` when that
-// assignment is a statement of a block enclosing `use` (so it always runs first), else nullptr (an
-// assignment in a branch or a loop around `use`: not one value). `dim3 threads(256); k<<<g,
-// threads>>>(); if (big) { threads = dim3(64); k2<<<g, threads>>>(); }` gives 256 for k, 64 for k2.
-const clang::Expr* valueAt(const clang::VarDecl* vd, const clang::Expr* use, clang::ASTContext& ctx) {
-  auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(vd->getDeclContext());
-  // A variable declared with no initialiser (`int threads; ... threads = 1;`, HeCBench is) holds the
-  // value of the assignment that reaches `use`, or none.
-  if (!fn || !fn->getBody()) return nullptr;
-  struct Finder : clang::RecursiveASTVisitor<Finder> {
-    const clang::VarDecl* v;
-    std::vector<std::pair<const clang::Stmt*, const clang::Expr*>> sets;  // statement, value (null: not one)
-    bool refers(const clang::Expr* e) const {
-      auto* d = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
-      return d && d->getDecl() == v;
-    }
-    bool VisitBinaryOperator(clang::BinaryOperator* b) {
-      if (b->isAssignmentOp() && refers(b->getLHS()))
-        sets.push_back({b, b->getOpcode() == clang::BO_Assign ? b->getRHS() : nullptr});
-      return true;
-    }
-    bool VisitUnaryOperator(clang::UnaryOperator* u) {
-      if (u->isIncrementDecrementOp() && refers(u->getSubExpr())) sets.push_back({u, nullptr});
-      return true;
-    }
-    bool VisitCXXOperatorCallExpr(clang::CXXOperatorCallExpr* c) {
-      if (c->isAssignmentOp() && c->getNumArgs() > 1 && refers(c->getArg(0)))
-        sets.push_back({c, c->getOperator() == clang::OO_Equal ? c->getArg(1) : nullptr});
-      return true;
-    }
-  } f;
-  f.v = vd;
-  f.TraverseStmt(fn->getBody());
-  if (f.sets.empty()) return vd->getInit();
-  const auto& sm = ctx.getSourceManager();
-  // The statements enclosing `use`, innermost first, and whether a loop is among them.
-  std::vector<const clang::Stmt*> around;
-  for (clang::DynTypedNodeList ps = ctx.getParents(*use); !ps.empty();) {
-    const clang::Stmt* p = ps[0].get<clang::Stmt>();
-    if (!p) break;
-    around.push_back(p);
-    ps = ctx.getParents(*p);
-  }
-  auto encloses = [&](const clang::Stmt* outer, const clang::Stmt* inner) {
-    return sm.isPointWithin(inner->getBeginLoc(), outer->getBeginLoc(), outer->getEndLoc());
-  };
-  for (const clang::Stmt* a : around)
-    if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt, clang::CXXForRangeStmt>(a))
-      for (const auto& [st, val] : f.sets)
-        if (encloses(a, st)) return nullptr;  // assigned in a loop around the use: differs by iteration
-  const clang::Stmt* last = nullptr;
-  const clang::Expr* lastVal = nullptr;
-  for (const auto& [st, val] : f.sets)
-    if (sm.isBeforeInTranslationUnit(st->getBeginLoc(), use->getBeginLoc()) &&
-        (!last || sm.isBeforeInTranslationUnit(last->getBeginLoc(), st->getBeginLoc())))
-      last = st, lastVal = val;
-  if (!last) return vd->getInit();
-  if (!lastVal) return nullptr;
-  // It must be a statement of a block that encloses `use` (not inside an if or loop of its own).
-  // (Through the full expression around it: ExprWithCleanups when it makes temporaries.)
-  const clang::Stmt* parent = last;
-  do {
-    auto ps = ctx.getParents(*parent);
-    parent = ps.empty() ? nullptr : ps[0].get<clang::Stmt>();
-  } while (parent && llvm::isa<clang::ExprWithCleanups>(parent));
-  if (!parent || !llvm::isa<clang::CompoundStmt>(parent)) return nullptr;
-  if (std::find(around.begin(), around.end(), parent) == around.end()) return nullptr;
-  return lastVal;
-}
-
-// The kernel a function reference names: `k`, `&k`, `(void*)k`, `k<T>`, or a local variable never
-// reassigned that holds one (`auto kernel = k<T, 4>; cudaLaunchKernel((void*)kernel, ...)`).
-const clang::FunctionDecl* kernelOf(const clang::Expr* e) {
-  for (int hops = 0; e && hops < 8; ++hops) {
-    e = e->IgnoreParenImpCasts();
-    if (auto* c = llvm::dyn_cast<clang::ExplicitCastExpr>(e)) { e = c->getSubExpr(); continue; }
-    if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf) { e = u->getSubExpr(); continue; }
-    if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e))
-      if (auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl());
-          vd && vd->hasLocalStorage() && vd->getInit() && !reassigned(vd)) {
-        e = vd->getInit();
-        continue;
-      }
-    break;
-  }
-  if (auto* dre = llvm::dyn_cast_or_null<clang::DeclRefExpr>(e))
-    if (auto* fd = llvm::dyn_cast<clang::FunctionDecl>(dre->getDecl()); fd && fd->hasAttr<clang::CUDAGlobalAttr>()) return fd;
-  return nullptr;
-}
-
 // The keys a launch of `k` is recorded under in the index's maps (each once or more): its
 // declaration, its template pattern and its primary template's; lookupKernel finds any of them.
 template <class F>
@@ -163,140 +73,12 @@ const typename Map::mapped_type* lookupKernel(const Map& map, const clang::Funct
   return nullptr;
 }
 
-// The block shape of a cudaLaunchConfig_t passed as `&cfg`: the last `cfg.blockDim = X` in its
-// function, else the blockDim of its initialiser (`{grid, block}` or `{.blockDim = block}`).
-const clang::Expr* configBlockDim(const clang::Expr* arg) {
-  arg = arg->IgnoreParenImpCasts();
-  if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(arg); u && u->getOpcode() == clang::UO_AddrOf) arg = u->getSubExpr()->IgnoreParenImpCasts();
-  auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(arg);
-  auto* vd = dre ? llvm::dyn_cast<clang::VarDecl>(dre->getDecl()) : nullptr;
-  if (!vd) return nullptr;
-  const clang::Expr* found = nullptr;
-  if (auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(vd->getDeclContext()); fn && fn->getBody()) {
-    struct Sets : clang::RecursiveASTVisitor<Sets> {
-      const clang::VarDecl* v;
-      const clang::Expr* rhs = nullptr;
-      bool VisitBinaryOperator(clang::BinaryOperator* b) {
-        if (b->getOpcode() != clang::BO_Assign) return true;
-        auto* me = llvm::dyn_cast<clang::MemberExpr>(b->getLHS()->IgnoreParenImpCasts());
-        auto* base = me ? llvm::dyn_cast<clang::DeclRefExpr>(me->getBase()->IgnoreParenImpCasts()) : nullptr;
-        if (base && base->getDecl() == v && me->getMemberDecl()->getName() == "blockDim") rhs = b->getRHS();
-        return true;
-      }
-      // `cfg.blockDim = dim3(...)` goes through dim3's copy assignment operator.
-      bool VisitCXXOperatorCallExpr(clang::CXXOperatorCallExpr* c) {
-        if (c->getOperator() != clang::OO_Equal || c->getNumArgs() != 2) return true;
-        auto* me = llvm::dyn_cast<clang::MemberExpr>(c->getArg(0)->IgnoreParenImpCasts());
-        auto* base = me ? llvm::dyn_cast<clang::DeclRefExpr>(me->getBase()->IgnoreParenImpCasts()) : nullptr;
-        if (base && base->getDecl() == v && me->getMemberDecl()->getName() == "blockDim") rhs = c->getArg(1);
-        return true;
-      }
-    } sets;
-    sets.v = vd;
-    sets.TraverseStmt(fn->getBody());
-    found = sets.rhs;
-  }
-  if (!found && vd->hasInit())
-    if (auto* ile = llvm::dyn_cast<clang::InitListExpr>(vd->getInit()->IgnoreImplicit()))
-      if (ile->getNumInits() >= 2) found = ile->getInit(1);  // gridDim, blockDim, ...
-  return found;
-}
 }  // namespace
 
 // Reads a block-shape expression: an integer, a dim3(...) temporary or a dim3 variable.
 bool readBlockShape(const clang::Expr* e, clang::ASTContext& ctx, unsigned dims[3], bool partial) {
-  dims[0] = 0, dims[1] = 1, dims[2] = 1;
-  e = strip(e);
-  clang::Expr::EvalResult r;
-  // A constant, or a local variable holding one where it is read (common `int threads = 256;`),
-  // through a few copies (`int t3; ... t3 = threads;`).
-  std::function<bool(const clang::Expr*, unsigned&, int)> evalIntAt = [&](const clang::Expr* x, unsigned& out, int depth) {
-    x = strip(x);
-    if (x->isValueDependent()) return false;
-    if (x->EvaluateAsInt(r, ctx)) { out = static_cast<unsigned>(r.Val.getInt().getExtValue()); return true; }
-    x = x->IgnoreImpCasts();
-    if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(x); dre && depth < 4)
-      if (auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl()); vd && vd->hasLocalStorage())
-        if (const clang::Expr* v = valueAt(vd, dre, ctx)) return evalIntAt(v, out, depth + 1);
-    return false;
-  };
-  // An axis: its value, or (partial) 0 for one known only at run time.
-  auto evalInt = [&](const clang::Expr* x, unsigned& out) {
-    if (evalIntAt(x, out, 0)) return true;
-    if (partial) out = 0;
-    return partial;
-  };
-  auto fromConstruct = [&](const clang::CXXConstructExpr* c) {
-    unsigned n = 0;
-    for (const auto* a : c->arguments()) {
-      if (llvm::isa<clang::CXXDefaultArgExpr>(a)) break;
-      if (n < 3 && !evalInt(a, dims[n])) return false;
-      ++n;
-    }
-    return n > 0 && (partial || dims[0] > 0);
-  };
-  for (int depth = 0; depth < 8; ++depth) {
-    e = strip(e);
-    if (e->isInstantiationDependent() || e->getType().isNull()) return false;
-    if (auto* c = llvm::dyn_cast<clang::CXXConstructExpr>(e)) {
-      if (c->getNumArgs() == 1 && !llvm::isa<clang::CXXDefaultArgExpr>(c->getArg(0))) {
-        const clang::Expr* a = strip(c->getArg(0));
-        if (a->getType()->isIntegralOrEnumerationType()) return evalInt(a, dims[0]);
-        e = a;
-        continue;
-      }
-      return fromConstruct(c);
-    }
-    // make_uint3(64, 1, 1) (a uint3 converted to dim3).
-    if (auto* call = llvm::dyn_cast<clang::CallExpr>(e); call && call->getDirectCallee() && call->getNumArgs() <= 3) {
-      std::string name = call->getDirectCallee()->getNameAsString();
-      if (name != "make_uint3" && name != "make_int3" && name != "make_dim3") return false;
-      for (unsigned k = 0; k < call->getNumArgs(); ++k)
-        if (!evalInt(call->getArg(k), dims[k])) return false;
-      return partial || dims[0] > 0;
-    }
-    if (auto* ice = llvm::dyn_cast<clang::ImplicitCastExpr>(e)) { e = ice->getSubExpr(); continue; }
-    if (auto* fce = llvm::dyn_cast<clang::CXXFunctionalCastExpr>(e)) { e = fce->getSubExpr(); continue; }
-    if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
-      auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl());
-      if (vd && vd->getType()->isIntegralOrEnumerationType()) return evalInt(e, dims[0]);
-      if (!vd || !vd->hasInit()) return false;
-      // Assigned a whole new shape after its declaration (HeCBench tpacf: `threads = make_uint3(NUMBINS,
-      // 1, 1)` in a branch): the value that reaches this launch, if it is one.
-      const clang::Expr* reaching = valueAt(vd, dre, ctx);
-      if (!reaching) return false;
-      // `dim3 block; block.x = 16; block.y = 16;`: the members set one by one in its function.
-      if (auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(vd->getDeclContext()); fn && fn->getBody()) {
-        struct Members : clang::RecursiveASTVisitor<Members> {
-          const clang::VarDecl* v;
-          std::vector<std::pair<int, const clang::Expr*>> sets;
-          bool VisitBinaryOperator(clang::BinaryOperator* b) {
-            if (b->getOpcode() != clang::BO_Assign) return true;
-            auto* me = llvm::dyn_cast<clang::MemberExpr>(b->getLHS()->IgnoreParenImpCasts());
-            auto* base = me ? llvm::dyn_cast<clang::DeclRefExpr>(me->getBase()->IgnoreParenImpCasts()) : nullptr;
-            if (!base || base->getDecl() != v) return true;
-            std::string f = me->getMemberDecl()->getNameAsString();
-            int axis = f == "x" ? 0 : f == "y" ? 1 : f == "z" ? 2 : -1;
-            if (axis >= 0) sets.push_back({axis, b->getRHS()});
-            return true;
-          }
-        } mem;
-        mem.v = vd;
-        mem.TraverseStmt(fn->getBody());
-        if (!mem.sets.empty()) {
-          if (!readBlockShape(reaching, ctx, dims, partial)) dims[0] = 1, dims[1] = 1, dims[2] = 1;
-          for (const auto& [axis, rhs] : mem.sets)  // in source order: the last one wins
-            if (!evalInt(rhs, dims[axis])) return false;
-          return partial || dims[0] > 0;
-        }
-      }
-      e = reaching;
-      continue;
-    }
-    if (e->getType()->isIntegralOrEnumerationType()) return evalInt(e, dims[0]);
-    return false;
-  }
-  return false;
+  HostValues hv(ctx);
+  return hv.shape(e, {}, dims, partial);
 }
 
 namespace {
@@ -387,57 +169,21 @@ bool storesOnlyFlags(const clang::FunctionDecl* k, const clang::ParmVarDecl* p) 
 }  // namespace
 
 LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
+  // A launch as written: the callee (a kernel, or a pointer or parameter holding one), its block and
+  // grid expressions (for cudaLaunchKernelEx, the configuration whose blockDim / gridDim they are).
+  struct Site {
+    const clang::Expr* call = nullptr;
+    const clang::Expr* callee = nullptr;
+    const clang::Expr* block = nullptr;
+    const clang::Expr* grid = nullptr;
+    const clang::Expr* config = nullptr;
+  };
   struct V : clang::RecursiveASTVisitor<V> {
     clang::ASTContext* ctx;
     LaunchIndex* index;
+    HostValues* hv;
     bool shouldVisitTemplateInstantiations() const { return true; }
-    void record(const clang::FunctionDecl* k, const clang::Expr* blockArg, clang::SourceLocation at,
-                const clang::Expr* gridArg = nullptr) {
-      auto& sm = ctx->getSourceManager();
-      // A launch in another file than the kernel (the includer that launches it) names that file.
-      std::string where = fmt::format("launch at line {}", sm.getExpansionLineNumber(at));
-      const clang::FunctionDecl* def = k->getDefinition() ? k->getDefinition() : k;
-      if (sm.getFileID(sm.getExpansionLoc(at)) != sm.getFileID(sm.getExpansionLoc(def->getLocation()))) {
-        llvm::StringRef file = sm.getFilename(sm.getExpansionLoc(at));
-        where = fmt::format("launch at {}:{}", llvm::sys::path::filename(file).str(), sm.getExpansionLineNumber(at));
-      }
-      auto keys = [&](auto&& add) { forEachKernelKey(k, add); };
-      unsigned d[3];
-      if (!blockArg || !readBlockShape(blockArg, *ctx, d) || d[0] * d[1] * d[2] == 0 || d[0] * d[1] * d[2] > 1024) {
-        // The axes known all the same (`b.x = 1; b.y = n;`), merged over the kernel's launches.
-        std::array<unsigned, 3> p{0, 0, 0};
-        bool some = blockArg && readBlockShape(blockArg, *ctx, p.data(), true);
-        keys([&](const clang::FunctionDecl* f) {
-          bool first = index->unreadable_.emplace(f, where).second;
-          if (first && some) index->partial_[f] = p;
-          else if (auto it = index->partial_.find(f); it != index->partial_.end())
-            for (int i = 0; i < 3; ++i)
-              if (!some || it->second[i] != p[i]) it->second[i] = 0;
-        });
-        return;
-      }
-      Shape s{d[0], d[1], d[2], where, blockArg->getSourceRange(), 0};
-      unsigned g[3];
-      if (gridArg && readBlockShape(gridArg, *ctx, g)) {
-        s.gridBlocks = g[0] * g[1] * g[2];
-        for (int i = 0; i < 3; ++i) s.grid[i] = g[i];
-      }
-      auto sameBlock = [&](const Shape& o) { return o.x == s.x && o.y == s.y && o.z == s.z; };
-      auto mergeGrid = [&](Shape& o) {  // launches of one block shape with different grids: not known
-        if (sameBlock(o) && !std::equal(o.grid, o.grid + 3, s.grid)) std::fill(o.grid, o.grid + 3, 0u);
-      };
-      keys([&](const clang::FunctionDecl* f) {
-        auto [it, inserted] = index->shapes_.emplace(f, s);
-        if (!inserted) mergeGrid(it->second);
-        auto& v = index->allShapes_[f];
-        bool known = false;
-        for (auto& o : v) {
-          if (sameBlock(o)) mergeGrid(o);
-          known = known || sameBlock(o);
-        }
-        if (!known) v.push_back(s);
-      });
-    }
+    std::vector<Site> sites;
     // For allocation sizes: cudaMalloc'ed pointers and the calls of each function.
     std::map<const clang::VarDecl*, std::vector<const clang::Expr*>> mallocs;
     std::map<const clang::FunctionDecl*, std::vector<const clang::CallExpr*>> callsOf;
@@ -455,50 +201,64 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
           if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(u->getSubExpr()->IgnoreParenImpCasts()))
             if (auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl())) mallocs[vd].push_back(call->getArg(1));
     }
+    // Assignments to variables at namespace scope (`gBlock = dim3(16, 16);` in a set-up function,
+    // `gBlock.x = 16;`), wherever they are.
+    void globalSet(const clang::Expr* lhs, const clang::Expr* rhs) {
+      lhs = lhs->IgnoreParenImpCasts();
+      std::string member;
+      if (auto* me = llvm::dyn_cast<clang::MemberExpr>(lhs); me && !me->isArrow()) {
+        member = me->getMemberDecl()->getNameAsString();
+        lhs = me->getBase()->IgnoreParenImpCasts();
+      }
+      auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(lhs);
+      auto* v = dre ? llvm::dyn_cast<clang::VarDecl>(dre->getDecl()) : nullptr;
+      if (v && v->hasGlobalStorage() && !v->isStaticLocal()) hv->noteGlobalSet(v, member, rhs);
+    }
+    bool VisitBinaryOperator(clang::BinaryOperator* b) {
+      if (b->isAssignmentOp() && !b->isInstantiationDependent())
+        globalSet(b->getLHS(), b->getOpcode() == clang::BO_Assign ? b->getRHS() : nullptr);
+      return true;
+    }
+    bool VisitUnaryOperator(clang::UnaryOperator* u) {
+      if (u->isIncrementDecrementOp() && !u->isInstantiationDependent()) globalSet(u->getSubExpr(), nullptr);
+      return true;
+    }
     bool VisitCUDAKernelCallExpr(clang::CUDAKernelCallExpr* call) {
-      if (!call->containsErrors() && !call->isInstantiationDependent())
-        if (const clang::FunctionDecl* k = call->getDirectCallee()) kernelCalls.push_back({k, call});
       // Clang's recovery (the config may not be a call) and template patterns (a dependent block
       // shape has no type yet; the instantiations are visited instead).
       if (call->containsErrors() || call->isInstantiationDependent()) return true;
-      const clang::FunctionDecl* k = call->getDirectCallee();
-      if (!k) return true;
+      if (const clang::FunctionDecl* k = call->getDirectCallee()) kernelCalls.push_back({k, call});
       // The block is the second dim3 of the configuration call: (grid, block, ...) host side,
       // (func, params, grid, block, ...) for a device-side launch, which is how the device-side
       // parse sees a launch in a lambda (lambdas are __host__ __device__).
       const clang::CallExpr* cfg = call->getConfig();
-      const clang::Expr* block = nullptr;
-      const clang::Expr* grid = nullptr;
+      Site site;
+      site.call = call;
+      site.callee = call->getCallee();
       unsigned dim3s = 0;
-      for (unsigned i = 0; cfg && i < cfg->getNumArgs() && !block; ++i) {
+      for (unsigned i = 0; cfg && i < cfg->getNumArgs() && !site.block; ++i) {
         const clang::Expr* a = cfg->getArg(i);
         auto* rd = a->getType()->getAsCXXRecordDecl();
-        if (rd && rd->getName() == "dim3" && ++dim3s == 2) block = a;
-        else if (rd && rd->getName() == "dim3" && dim3s == 1) grid = a;
+        if (rd && rd->getName() == "dim3" && ++dim3s == 2) site.block = a;
+        else if (rd && rd->getName() == "dim3" && dim3s == 1) site.grid = a;
       }
-      record(k, block, call->getBeginLoc(), grid);
+      sites.push_back(site);
       return true;
     }
     // cudaLaunchKernel(k, grid, block, ...) and cudaLaunchCooperativeKernel: the same shape rules.
     bool VisitCallExpr(clang::CallExpr* call) {
-      if (!call->containsErrors() && !call->isInstantiationDependent()) collect(call);
-      if (call->containsErrors() || call->isInstantiationDependent() || llvm::isa<clang::CUDAKernelCallExpr>(call)) return true;
+      if (call->containsErrors() || call->isInstantiationDependent()) return true;
+      collect(call);
+      if (auto* oc = llvm::dyn_cast<clang::CXXOperatorCallExpr>(call); oc && oc->isAssignmentOp() && oc->getNumArgs() == 2)
+        globalSet(oc->getArg(0), oc->getOperator() == clang::OO_Equal ? oc->getArg(1) : nullptr);
+      if (llvm::isa<clang::CUDAKernelCallExpr>(call)) return true;
       const clang::FunctionDecl* fd = call->getDirectCallee();
-      if (!fd || call->getNumArgs() < 3) return true;
-      std::string n = fd->getNameAsString();
-      if (n == "cudaLaunchKernel" || n == "cudaLaunchCooperativeKernel") {
-        if (const clang::FunctionDecl* k = kernelOf(call->getArg(0))) record(k, call->getArg(2), call->getBeginLoc(), call->getArg(1));
-        return true;
-      }
+      if (!fd || call->getNumArgs() < 3 || !fd->getIdentifier()) return true;
+      llvm::StringRef n = fd->getName();
+      if (n == "cudaLaunchKernel" || n == "cudaLaunchCooperativeKernel") sites.push_back({call, call->getArg(0), call->getArg(2), call->getArg(1), nullptr});
       // cudaLaunchKernelEx(&config, k, args...) / cudaLaunchKernelExC(&config, (void*)k, args): the
-      // block is config.blockDim, set in the config's initialiser or member by member.
-      if (n == "cudaLaunchKernelEx" || n == "cudaLaunchKernelExC") {
-        const clang::FunctionDecl* k = kernelOf(call->getArg(1));
-        if (!k) return true;
-        const clang::Expr* block = configBlockDim(call->getArg(0));
-        if (block) record(k, block, call->getBeginLoc());
-        else record(k, nullptr, call->getBeginLoc());
-      }
+      // block is config.blockDim, set in the config's initialiser, member by member, or by a helper.
+      if (n == "cudaLaunchKernelEx" || n == "cudaLaunchKernelExC") sites.push_back({call, call->getArg(1), nullptr, nullptr, call->getArg(0)});
       return true;
     }
     // A function template first declared outside the traversal scope (a header the lint does not
@@ -518,9 +278,13 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
       return true;
     }
   } v;
+  HostValues hv(ctx);
   v.ctx = &ctx;
   v.index = this;
+  v.hv = &hv;
   v.TraverseDecl(ctx.getTranslationUnitDecl());
+  hv.setCalls(&v.callsOf);
+  for (const Site& site : v.sites) resolveLaunch(ctx, hv, site.call, site.callee, site.block, site.grid, site.config);
 
   // Allocation sizes of the buffers each launch passes.
   std::function<uint64_t(const clang::Expr*)> constBytes = [&](const clang::Expr* e) -> uint64_t {
@@ -667,6 +431,106 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
 }
 
 
+void LaunchIndex::record(clang::ASTContext& ctx, const clang::FunctionDecl* k, bool ok, const unsigned d[3], bool some,
+                         const unsigned p[3], const std::string& where, clang::SourceRange range, bool gridKnown,
+                         const unsigned g[3]) {
+  auto keys = [&](auto&& add) { forEachKernelKey(k, add); };
+  if (!ok || d[0] * d[1] * d[2] == 0 || d[0] * d[1] * d[2] > 1024) {
+    // The axes known all the same (`b.x = 1; b.y = n;`), merged over the kernel's launches.
+    std::array<unsigned, 3> pa{some ? p[0] : 0, some ? p[1] : 0, some ? p[2] : 0};
+    keys([&](const clang::FunctionDecl* f) {
+      bool first = unreadable_.emplace(f, where).second;
+      if (first && some) partial_[f] = pa;
+      else if (auto it = partial_.find(f); it != partial_.end())
+        for (int i = 0; i < 3; ++i)
+          if (!some || it->second[i] != pa[i]) it->second[i] = 0;
+    });
+    return;
+  }
+  Shape s{d[0], d[1], d[2], where, range, 0};
+  if (gridKnown) {
+    s.gridBlocks = g[0] * g[1] * g[2];
+    for (int i = 0; i < 3; ++i) s.grid[i] = g[i];
+  }
+  auto sameBlock = [&](const Shape& o) { return o.x == s.x && o.y == s.y && o.z == s.z; };
+  auto mergeGrid = [&](Shape& o) {  // launches of one block shape with different grids: not known
+    if (sameBlock(o) && !std::equal(o.grid, o.grid + 3, s.grid)) std::fill(o.grid, o.grid + 3, 0u);
+  };
+  keys([&](const clang::FunctionDecl* f) {
+    auto [it, inserted] = shapes_.emplace(f, s);
+    if (!inserted) mergeGrid(it->second);
+    auto& v = allShapes_[f];
+    bool known = false;
+    for (auto& o : v) {
+      if (sameBlock(o)) mergeGrid(o);
+      known = known || sameBlock(o);
+    }
+    if (!known) v.push_back(s);
+  });
+}
+
+void LaunchIndex::resolveLaunch(clang::ASTContext& ctx, HostValues& hv, const clang::Expr* call, const clang::Expr* callee,
+                                const clang::Expr* block, const clang::Expr* grid, const clang::Expr* config) {
+  auto& sm = ctx.getSourceManager();
+  int contexts = 0;
+  std::function<void(const HostValues::Env&, int)> go = [&](const HostValues::Env& env, int depth) {
+    if (++contexts > 64) return;
+    hv.clearMissing();
+    const bool dead = hv.dead(call, env);
+    std::vector<const clang::FunctionDecl*> kernels = hv.kernels(callee, env);
+    unsigned d[3] = {0, 1, 1}, g[3] = {0, 1, 1};
+    const clang::Expr* origin = nullptr;
+    bool ok = block ? hv.shape(block, env, d, false, &origin)
+                    : config && hv.memberShape(config, "blockDim", call, env, d);
+    bool gridKnown = grid ? hv.shape(grid, env, g) : config && hv.memberShape(config, "gridDim", call, env, g);
+    // What the launch needs comes from the parameters of the outermost function: follow each of its
+    // call sites (as deep as the host facts are followed: three calls).
+    const clang::FunctionDecl* missing = hv.missing();
+    if (missing && depth < 3 && !env.back().call && env.back().fn && missing->getCanonicalDecl() == env.back().fn->getCanonicalDecl()) {
+      const auto& calls = hv.callsOf(missing);
+      if (!calls.empty()) {
+        for (const clang::CallExpr* c : calls) {
+          HostValues::Env e2 = env;
+          e2.back().call = c;
+          e2.push_back({hv.enclosingFunction(c), nullptr});
+          go(e2, depth + 1);
+        }
+        return;
+      }
+    }
+    if (dead) {
+      for (const auto* k : kernels) deadLaunched_.insert(k->getCanonicalDecl());
+      return;
+    }
+    unsigned p[3] = {0, 0, 0};
+    bool some = false;
+    if (!ok) some = block ? hv.shape(block, env, p, true) : config && hv.memberShape(config, "blockDim", call, env, p, true);
+    // Where: the launch, or for a launch through a wrapper the outermost call that gave it its values.
+    const clang::Expr* at = call;
+    for (const auto& f : env)
+      if (f.call) at = f.call;
+    std::string where;
+    for (const auto* k : kernels) {
+      liveLaunched_.insert(k->getCanonicalDecl());
+      const clang::FunctionDecl* def = k->getDefinition() ? k->getDefinition() : k;
+      clang::SourceLocation loc = sm.getExpansionLoc(at->getBeginLoc());
+      if (sm.getFileID(loc) != sm.getFileID(sm.getExpansionLoc(def->getLocation())))
+        where = fmt::format("launch at {}:{}", llvm::sys::path::filename(sm.getFilename(loc)).str(), sm.getExpansionLineNumber(loc));
+      else
+        where = fmt::format("launch at line {}", sm.getExpansionLineNumber(loc));
+      if (at != call && env[0].fn && env[0].fn->getIdentifier()) where += fmt::format(" through '{}'", env[0].fn->getName().str());
+      clang::SourceRange range = origin ? origin->getSourceRange() : block ? block->getSourceRange() : config ? config->getSourceRange() : call->getSourceRange();
+      record(ctx, k, ok, d, some, p, where, range, gridKnown, g);
+    }
+  };
+  go(HostValues::Env{{hv.enclosingFunction(call), nullptr}}, 0);
+}
+
+bool LaunchIndex::onlyDead(const clang::FunctionDecl* k) const {
+  const clang::FunctionDecl* c = k->getCanonicalDecl();
+  return deadLaunched_.count(c) && !liveLaunched_.count(c);
+}
+
 bool LaunchIndex::prefixOfFlags(const clang::FunctionDecl* k, unsigned index) const {
   const auto* v = lookupKernel(prefixOfFlags_, k);
   return v && index < v->size() && (*v)[index];
@@ -677,17 +541,21 @@ uint64_t LaunchIndex::allocatedBytes(const clang::FunctionDecl* k, unsigned inde
   return v && index < v->size() ? (*v)[index] : 0;
 }
 
-const LaunchIndex::Shape* LaunchIndex::find(const clang::FunctionDecl* k) const { return lookupKernel(shapes_, k); }
+const LaunchIndex::Shape* LaunchIndex::find(const clang::FunctionDecl* k) const {
+  return onlyDead(k) ? nullptr : lookupKernel(shapes_, k);
+}
 
 std::vector<LaunchIndex::Shape> LaunchIndex::all(const clang::FunctionDecl* k) const {
-  const auto* v = lookupKernel(allShapes_, k);
+  const auto* v = onlyDead(k) ? nullptr : lookupKernel(allShapes_, k);
   return v ? *v : std::vector<Shape>{};
 }
 
-const std::string* LaunchIndex::unreadable(const clang::FunctionDecl* k) const { return lookupKernel(unreadable_, k); }
+const std::string* LaunchIndex::unreadable(const clang::FunctionDecl* k) const {
+  return onlyDead(k) ? nullptr : lookupKernel(unreadable_, k);
+}
 
 const std::array<unsigned, 3>* LaunchIndex::partialShape(const clang::FunctionDecl* k) const {
-  const auto* p = lookupKernel(partial_, k);
+  const auto* p = onlyDead(k) ? nullptr : lookupKernel(partial_, k);
   return p && ((*p)[0] || (*p)[1] || (*p)[2]) ? p : nullptr;
 }
 

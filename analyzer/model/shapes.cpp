@@ -48,9 +48,9 @@ std::vector<ShapeGuess> plausibleShapes(const ShapeFacts& f) {
     return out;
   }
   if (guessed.size() == 1) {
-    // One extent: the usual count, and a quarter of it (two warps for 256 threads): whether the
-    // block holds one warp or several, and how far thread indices reach, change with it.
-    unsigned small = room >= 128 ? room / 4 : std::max(1u, room / 2);
+    // One extent: the usual count, and a quarter of it, at least a warp (64 threads for 256): how
+    // many warps the block holds, and how far thread indices reach, change with it.
+    unsigned small = std::max(std::min(room, 32u), room / 4);
     for (unsigned v : {room, small}) {
       ShapeGuess g = base();
       unsigned* d[3] = {&g.x, &g.y, &g.z};
@@ -85,8 +85,23 @@ std::vector<ShapeGuess> plausibleShapes(const ShapeFacts& f) {
 }
 
 namespace {
+// Correctness findings: said as possible when only some shapes give them (one guessed extent).
 bool raceRule(const std::string& id) {
-  return id == "missing-syncthreads" || id == "global-memory-race" || id == "unsafe-warp-reduce";
+  return id == "missing-syncthreads" || id == "global-memory-race" || id == "unsafe-warp-reduce" ||
+         id == "barrier-divergence";
+}
+
+// The figures a finding states (Diagnostic::predicted), for saying how they change with the shape.
+std::string figures(const Diagnostic& d) {
+  auto get = [&](const char* k) -> const double* {
+    auto it = d.predicted.find(k);
+    return it == d.predicted.end() ? nullptr : &it->second;
+  };
+  if (const double* w = get("ways")) return fmt::format("{}-way", *w);
+  if (const double* sct = get("sectors"))
+    if (const double* u = get("usefulSectors")) return fmt::format("{} sectors for {} useful", *sct, *u);
+  if (const double* l = get("lanes")) return fmt::format("{:.0f} lanes per divergent warp", *l);
+  return "different counts";
 }
 
 std::string without(std::string msg, const std::string& part) {
@@ -115,8 +130,8 @@ std::vector<Diagnostic> mergeShapeRuns(const std::vector<ShapeRun>& runs, unsign
   std::vector<Diagnostic> out;
   if (runs.empty()) return out;
   auto key = [](const Diagnostic& d, const ShapeRun& r) {
-    return fmt::format("{}|{}|{}|{}|{}", d.ruleId, d.span.begin.file, d.span.begin.line, d.span.begin.col,
-                       d.shapeKey.empty() ? without(d.message, r.assumption) : d.shapeKey);
+    (void)r;
+    return fmt::format("{}|{}|{}|{}|{}", d.ruleId, d.span.begin.file, d.span.begin.line, d.span.begin.col, d.shapeKey);
   };
   std::vector<std::map<std::string, const Diagnostic*>> byKey(runs.size());
   for (size_t i = 0; i < runs.size(); ++i)
@@ -138,16 +153,31 @@ std::vector<Diagnostic> mergeShapeRuns(const std::vector<ShapeRun>& runs, unsign
       sameText = sameText && without(it->second->message, runs[i].assumption) == without(d.message, runs[0].assumption);
     }
     Diagnostic m = d;
+    // (A finding that names no assumption does not depend on the shape: said as it is.)
+    const bool said = !runs[0].assumption.empty() && m.message.find(runs[0].assumption) != std::string::npos;
     m.message = without(m.message, runs[0].assumption);
     if (withoutShapes.empty()) {
       std::string text;
-      if (runs.size() == 1)
+      if (!said)
+        ;
+      else if (runs.size() == 1)
         text = fmt::format("; assuming a {} block ({}; the only shape tried that indexes no array past its end; {})",
                            runs[0].shape.name(), why, hint);
-      else
+      else if (sameText || raceRule(m.ruleId))
         text = fmt::format("; the block shape is not known ({}; {}): the same with every shape tried ({}{})", why, hint,
-                           list(all), sameText ? "" : fmt::format("; threads and figures named for the {} block", runs[0].shape.name()));
-      insertBeforeTag(m.message, text);
+                           list(all), sameText ? "" : fmt::format("; threads named for the {} block", runs[0].shape.name()));
+      else {
+        // Found with every shape, but its figures change with the shape: said for each.
+        std::string others;
+        for (size_t i = 1; i < runs.size(); ++i) {
+          auto it = byKey[i].find(k);
+          if (it != byKey[i].end() && without(it->second->message, runs[i].assumption) != without(d.message, runs[0].assumption))
+            others += fmt::format("; {} with a {} block", figures(*it->second), runs[i].shape.name());
+        }
+        text = fmt::format("; the block shape is not known ({}; {}): figures for a {} block{}", why, hint,
+                           runs[0].shape.name(), others);
+      }
+      if (!text.empty()) insertBeforeTag(m.message, text);
       // One shape is no evidence that the race does not depend on it.
       if (raceRule(m.ruleId) && runs.size() == 1 && m.severity == Severity::Error) {
         m.severity = Severity::Warning;
@@ -158,7 +188,8 @@ std::vector<Diagnostic> mergeShapeRuns(const std::vector<ShapeRun>& runs, unsign
     }
     if (!raceRule(m.ruleId) || guessed > 1) continue;  // depends on the guess: not said
     m.severity = Severity::Warning;
-    if (m.message.rfind("possible ", 0) != 0) m.message = "possible " + m.message;
+    if (m.message.rfind("possible ", 0) != 0)
+      m.message = (m.ruleId == "barrier-divergence" ? "possible barrier divergence: " : "possible ") + m.message;
     insertBeforeTag(m.message, fmt::format("; only with some block shapes: found with a {} block, not with a {} block ({}; {})",
                                            list(with), list(withoutShapes), why, hint));
     out.push_back(std::move(m));
