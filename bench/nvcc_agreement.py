@@ -121,11 +121,14 @@ def nvcc_row(cache, proj, row, entries, tiny_dir, timeout):
 
 
 def lint_side(rec, json_path):
-    """compile-error findings (severity error) of a stored sweep row, and their messages."""
+    """Messages of the compile errors of a stored sweep row: compile-error findings of severity
+    error, and the errors of files in which nothing could be analysed (exit 2)."""
     msgs = []
     try:
         j = json.load(open(json_path))
         for f in j.get("files", []):
+            if isinstance(f.get("errors"), list):  # nothing analysable (exit 2): the error is the file's
+                msgs += [e.get("message", "") for e in f["errors"]]
             for x in f.get("findings", []):
                 if x.get("ruleId") == "compile-error" and x.get("severity") == "error":
                     msgs.append(x.get("message", ""))
@@ -136,7 +139,11 @@ def lint_side(rec, json_path):
 
 def first_lint_error(out_dir, r):
     msgs = lint_side({"findings": []}, os.path.join(out_dir, r["project"], r["path"] + ".json"))
-    return "error: " + msgs[0].split("\n")[0] if msgs else ""
+    if not msgs:
+        return ""
+    lines = msgs[0].split("\n")
+    # an exit-2 message lists Clang's errors below its first line: the first of them is the cause
+    return "error: " + (re.sub(r"^.*?error: ", "", lines[1].strip()) if len(lines) > 1 and "error:" in lines[1] else lines[0])
 
 
 def main():
