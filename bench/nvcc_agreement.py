@@ -25,6 +25,7 @@ gets and whether one of them names the header. The figures go to RESULTS/LABEL/n
 import argparse
 import collections
 import concurrent.futures as cf
+import fcntl
 import hashlib
 import json
 import os
@@ -72,11 +73,19 @@ class Cache:
         return self.data.get(key)
 
     def put(self, key, value):
-        with self.lock:
-            self.data[key] = value
-            tmp = self.path + ".tmp"
+        """Merge into the file under a lock: several runs (other helpers' too) share one cache."""
+        with self.lock, open(self.path + ".lock", "w") as lk:
+            fcntl.flock(lk, fcntl.LOCK_EX)
+            try:
+                disk = json.load(open(self.path)) if os.path.exists(self.path) else {}
+            except ValueError:
+                disk = {}
+            disk.update(self.data)
+            disk[key] = value
+            self.data = disk
+            tmp = f"{self.path}.{os.getpid()}.tmp"
             with open(tmp, "w") as fh:
-                json.dump(self.data, fh)
+                json.dump(disk, fh)
             os.replace(tmp, self.path)
 
 
