@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "analyzer/rule_context.h"
+#include "analyzer/rule/rule_context.h"
 #include "rules/rule_util.h"
 
 namespace gpuopt {

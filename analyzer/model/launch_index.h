@@ -17,6 +17,9 @@
 namespace gpuopt {
 
 class HostValues;
+namespace launch_detail {
+struct HostCalls;
+}
 
 class LaunchIndex {
  public:
@@ -65,6 +68,9 @@ class LaunchIndex {
   // Kernels whose every launch is dead: they are not launched (no other instantiation's shape either).
   bool onlyDead(const clang::FunctionDecl* k) const;
   std::set<const clang::FunctionDecl*> deadLaunched_, liveLaunched_;
+  // Allocation sizes and prefix sums of flags of the buffers each launch passes (launch_buffers.cpp).
+  void readBufferFacts(clang::ASTContext& ctx, const launch_detail::HostCalls& calls);
+
   std::map<const clang::FunctionDecl*, std::vector<uint64_t>> paramBytes_;  // per parameter; 0 = not known
   std::map<const clang::FunctionDecl*, std::vector<uint8_t>> prefixOfFlags_;
   std::map<const clang::FunctionDecl*, Shape> shapes_;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/diagnostic.h"
+#include "analyzer/report/diagnostic.h"
 
 namespace gpuopt {
 

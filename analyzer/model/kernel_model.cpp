@@ -1,0 +1,234 @@
+#include "analyzer/model/kernel_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "analyzer/model/builder.h"
+#include "analyzer/model/coverage.h"
+
+namespace gpuopt {
+
+// The per-kernel --block-dim, by the kernel's name (qualified or not).
+static const std::array<unsigned, 3>* kernelBlock(const clang::FunctionDecl* kernel, const ModelOptions& opts) {
+  if (opts.kernelBlocks.empty()) return nullptr;
+  for (const std::string& n : {kernel->getNameAsString(), kernel->getQualifiedNameAsString()}) {
+    auto it = opts.kernelBlocks.find(n);
+    if (it != opts.kernelBlocks.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+bool KernelModel::shapeGiven(const clang::FunctionDecl* kernel, const ModelOptions& opts, const LaunchIndex& launches) {
+  return launches.find(kernel) || kernelBlock(kernel, opts) || opts.blockDimGiven;
+}
+
+std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kernel, clang::ASTContext& ctx,
+                                                const ModelOptions& opts, const LaunchIndex& launches,
+                                                const LaunchIndex::Shape* shape) {
+  if (const LaunchIndex::Shape* s = shape ? shape : launches.find(kernel)) {
+    auto m = walk(kernel, ctx, opts, launches, s->x, s->y, s->z, s->where, false, s->gridBlocks, s->grid);
+    m->blockRange_ = s->range;
+    m->gridBlocks_ = s->gridBlocks;
+    return m;
+  }
+  if (const auto* b = kernelBlock(kernel, opts))
+    return walk(kernel, ctx, opts, launches, (*b)[0], (*b)[1], (*b)[2], "--block-dim", false);
+  if (opts.blockDimGiven)
+    return walk(kernel, ctx, opts, launches, opts.blockX, opts.blockY, opts.blockZ, "--block-dim", false);
+  std::string why;
+  ShapeFacts f = shapeFacts(kernel, ctx, opts, launches, &why);
+  return buildGuess(kernel, ctx, opts, launches, plausibleShapes(f).front(), why);
+}
+
+ShapeFacts KernelModel::shapeFacts(const clang::FunctionDecl* kernel, clang::ASTContext& ctx, const ModelOptions& opts,
+                                   const LaunchIndex& launches, std::string* why) {
+  ShapeFacts f;
+  f.defaultThreads = 256;
+  for (int a = 1; a < 3; ++a) f.usesAxis[a] = readsThreadAxis(kernel, a);
+  std::string reason = fmt::format("no launch of '{}' in this file", kernel->getNameAsString());
+  if (const std::string* u = launches.unreadable(kernel)) {
+    // (RuleContext merges instantiations whose findings differ only in this launch's place: keep
+    // "the launch at ... has a block size known only" in step with rule_context.cpp.)
+    reason = "the " + *u + " has a block size known only at run time";
+    if (const auto* p = launches.partialShape(kernel)) {
+      static const char* names[3] = {"x", "y", "z"};
+      std::string given;
+      for (int i = 0; i < 3; ++i) {
+        f.known[i] = (*p)[i];
+        if ((*p)[i]) given += fmt::format("{}{} = {}", given.empty() ? "" : ", ", names[i], (*p)[i]);
+      }
+      if (!given.empty()) reason += " (it gives " + given + ")";
+    }
+  }
+  if (auto* lb = kernel->getAttr<clang::CUDALaunchBoundsAttr>()) {
+    clang::Expr::EvalResult r;
+    if (lb->getMaxThreads() && !lb->getMaxThreads()->isValueDependent() && lb->getMaxThreads()->EvaluateAsInt(r, ctx)) {
+      int64_t n = r.Val.getInt().getExtValue();
+      if (n >= 1 && n <= 1024) {
+        f.maxThreads = static_cast<unsigned>(n);
+        reason += fmt::format("; __launch_bounds__({}) bounds its thread count, not its shape", n);
+      }
+    }
+  }
+  if (why) *why = reason;
+  return f;
+}
+
+std::unique_ptr<KernelModel> KernelModel::buildGuess(const clang::FunctionDecl* kernel, clang::ASTContext& ctx,
+                                                     const ModelOptions& opts, const LaunchIndex& launches,
+                                                     const ShapeGuess& g, const std::string& why) {
+  auto m = walk(kernel, ctx, opts, launches, g.x, g.y, g.z, "assumed: " + why, true);
+  // A 1-D guess that indexes a fixed-size array past its end is too large: the largest smaller one
+  // that stays inside every array.
+  if (m->outOfBounds() && g.y == 1 && g.z == 1)
+    for (unsigned x = g.x / 2; x >= 8; x /= 2) {
+      auto c = walk(kernel, ctx, opts, launches, x, 1, 1,
+                          "inferred: a larger block would index '" + m->outOfBounds_ + "' past its end; " + why, true);
+      if (!c->outOfBounds()) return c;
+    }
+  return m;
+}
+
+// One walk of the kernel over a block of the given shape; values that depend on blockIdx carry
+// their values in other blocks along (Value::alt), so each global access knows how its address
+// moves from block to block (races between blocks).
+std::unique_ptr<KernelModel> KernelModel::walk(const clang::FunctionDecl* kernel, clang::ASTContext& ctx,
+                                               const ModelOptions& opts, const LaunchIndex& launches, unsigned x,
+                                               unsigned y, unsigned z, std::string source, bool assumed,
+                                               int64_t gridBlocks, const unsigned* grid) {
+  std::unique_ptr<KernelModel> m(new KernelModel());
+  m->ctx_ = &ctx;
+  m->kernel_ = kernel;
+  for (unsigned i = 0; i < kernel->getNumParams(); ++i)  // the buffers' allocation sizes
+    if (uint64_t b = launches.allocatedBytes(kernel, i)) m->paramBytes_[kernel->getParamDecl(i)] = b;
+  for (unsigned i = 0; i < kernel->getNumParams(); ++i)
+    if (launches.prefixOfFlags(kernel, i)) m->prefixOfFlags_.insert(kernel->getParamDecl(i));
+  m->bx_ = x, m->by_ = y, m->bz_ = z;
+  if (m->threads() == 0 || m->threads() > 1024) m->bx_ = 256, m->by_ = 1, m->bz_ = 1;
+  m->blockSource_ = std::move(source);
+  m->blockAssumed_ = assumed;
+  if (grid) std::copy(grid, grid + 3, m->grid_);
+  model_detail::Builder b(*m, ctx);
+  b.setBlockSteps(opts.blockSteps && !assumed && gridBlocks != 1);
+  b.run(kernel);
+  if (m->truncated_)  // a walk cut short: steps of a partial walk are not trusted
+    for (auto& a : m->accesses_) a.blockLinear = false;
+  // Rows (layers) of a shape the kernel cannot tell apart repeat one another's work.
+  if (!assumed)
+    for (int axis = 1; axis < 3; ++axis)
+      m->dupAxis_[axis] = (axis == 1 ? m->by_ : m->bz_) > 1 && !m->threadAxes_[axis] && !readsThreadAxis(kernel, axis);
+  if (m->dupAxis_[1] || m->dupAxis_[2]) {
+    m->sameWork_.resize(m->threads());
+    for (unsigned t = 0; t < m->threads(); ++t)
+      m->sameWork_[t] = m->tx(t) + m->bx_ * (m->dupAxis_[1] ? 0 : m->ty(t)) + m->bx_ * m->by_ * (m->dupAxis_[2] ? 0 : m->tz(t));
+  }
+  return m;
+}
+
+KernelModel::Coverage KernelModel::coverage() const {
+  Coverage c;
+  const auto& sm = ctx_->getSourceManager();
+  struct Item {
+    clang::SourceLocation loc;
+    const clang::FunctionDecl* fn;
+    bool ok;
+    std::string reason;
+  };
+  std::vector<Item> items;
+  for (const SourceAccess& a : sourceAccesses(kernel_, *ctx_)) {
+    ++c.total;
+    auto um = unmodelled_.find(a.expr);
+    bool ok = (reached_.count(a.expr) || decided_.count(a.expr)) && um == unmodelled_.end();
+    c.reached += ok;
+    std::string reason;
+    if (!ok) {
+      auto ni = notInlined_.find(a.function ? a.function->getCanonicalDecl() : nullptr);
+      if (um != unmodelled_.end())
+        reason = fmt::format("'{}' reads or writes memory inside a library call the model does not follow", um->second);
+      else if (ni != notInlined_.end())
+        reason = fmt::format("'{}' was not walked: {}", a.function->getNameAsString(), ni->second);
+      else if (truncated_)
+        reason = "the walk stopped at its step limit before reaching them (the kernel is too long to walk whole)";
+      else
+        reason = "no walked path reached them";
+    }
+    items.push_back({sm.getExpansionLoc(a.expr->getBeginLoc()), a.function, ok, std::move(reason)});
+  }
+  std::stable_sort(items.begin(), items.end(), [&](const Item& x, const Item& y) {
+    return sm.isBeforeInTranslationUnit(x.loc, y.loc);
+  });
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].ok) continue;
+    Unanalysed u;
+    u.fid = sm.getFileID(items[i].loc);
+    u.file = sm.getFilename(items[i].loc).str();
+    u.firstLine = u.lastLine = sm.getExpansionLineNumber(items[i].loc);
+    u.function = items[i].fn ? items[i].fn->getNameAsString() : "";
+    u.reason = items[i].reason;
+    // A run of unreached accesses of one function, for one reason, with nothing reached between.
+    size_t j = i + 1;
+    for (; j < items.size() && !items[j].ok && items[j].fn == items[i].fn && items[j].reason == items[i].reason &&
+           sm.getFileID(items[j].loc) == sm.getFileID(items[i].loc);
+         ++j)
+      u.lastLine = sm.getExpansionLineNumber(items[j].loc);
+    c.missed.push_back(std::move(u));
+    i = j - 1;
+  }
+  return c;
+}
+
+std::string KernelModel::blockDescription() const {
+  std::string shape = by_ == 1 && bz_ == 1 ? fmt::format("{}-thread", bx_)
+                                           : bz_ == 1 ? fmt::format("{}x{}", bx_, by_) : fmt::format("{}x{}x{}", bx_, by_, bz_);
+  if (blockAssumed_) return fmt::format("a {} block ({}; pass --block-dim {}=X,Y,Z)", shape, blockSource_, kernel_->getNameAsString());
+  return fmt::format("a {} block ({})", shape, blockSource_);
+}
+
+std::string KernelModel::threadName(unsigned t) const {
+  if (by_ == 1 && bz_ == 1) return fmt::format("thread {}", t);
+  if (bz_ == 1) return fmt::format("thread ({},{})", tx(t), ty(t));
+  return fmt::format("thread ({},{},{})", tx(t), ty(t), tz(t));
+}
+
+const std::vector<KernelModel::Race>& KernelModel::sharedRaces() const {
+  if (!racesDone_) races_ = findRaces(accesses_, MemSpace::Shared, sameWork_.empty() ? nullptr : &sameWork_);
+  racesDone_ = true;
+  return races_;
+}
+
+const std::vector<KernelModel::Race>& KernelModel::globalRaces() const {
+  if (!globalDone_) globalRaces_ = findRaces(accesses_, MemSpace::Global, sameWork_.empty() ? nullptr : &sameWork_);
+  globalDone_ = true;
+  return globalRaces_;
+}
+
+const std::vector<CrossBlockRace>& KernelModel::crossBlockRaces() const {
+  if (!crossDone_) crossRaces_ = findCrossBlockRaces(accesses_, barriers_, MemSpace::Global, grid_, blockBlind(kernel_));
+  crossDone_ = true;
+  return crossRaces_;
+}
+
+std::string elementName(const Access& a, int64_t byteAddr) {
+  std::string name = a.baseName.empty() ? "memory" : a.baseName;
+  const auto* vd = llvm::dyn_cast_or_null<clang::VarDecl>(a.base);
+  if (vd && vd->getType()->isConstantArrayType()) {
+    auto& ctx = vd->getASTContext();
+    clang::QualType t = vd->getType();
+    std::string idx;
+    int64_t rem = byteAddr;
+    while (auto* at = ctx.getAsConstantArrayType(t)) {
+      clang::QualType el = at->getElementType();
+      int64_t sz = ctx.getTypeSizeInChars(el).getQuantity();
+      if (sz <= 0) break;
+      idx += fmt::format("[{}]", rem / sz);
+      rem %= sz;
+      t = el;
+    }
+    return name + idx;
+  }
+  unsigned es = a.elemSize ? a.elemSize : 4;
+  return fmt::format("{}[{}]", name, byteAddr / es);
+}
+
+}  // namespace gpuopt
