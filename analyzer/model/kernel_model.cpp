@@ -149,7 +149,8 @@ KernelModel::Coverage KernelModel::coverage() const {
       else if (ni != notInlined_.end())
         reason = fmt::format("'{}' was not walked: {}", a.function->getNameAsString(), ni->second);
       else if (truncated_)
-        reason = "the walk stopped at its step limit before reaching them (the kernel is too long to walk whole)";
+        reason = !truncatedBy_.empty() ? truncatedBy_
+                                       : "the walk stopped at its step limit before reaching them (the kernel is too long to walk whole)";
       else
         reason = "no walked path reached them";
     }

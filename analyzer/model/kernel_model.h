@@ -156,6 +156,7 @@ class KernelModel {
   std::vector<Branch> branches_;
   std::vector<Barrier> barriers_;
   bool truncated_ = false;
+  std::string truncatedBy_;  // why the walk stopped early (empty: its step limit)
   std::string outOfBounds_;  // an array indexed past its declared size (name), if any
   clang::SourceRange blockRange_;
   unsigned gridBlocks_ = 0;

@@ -12,6 +12,7 @@
 
 #include "analyzer/model/ast_util.h"
 #include "analyzer/model/launch_detail.h"
+#include "analyzer/model/launch_eval.h"
 
 #include <algorithm>
 

@@ -253,6 +253,8 @@ void Builder::walk(const clang::Stmt* s) {
   if (auto* as = llvm::dyn_cast<clang::AttributedStmt>(s)) return walk(as->getSubStmt());
   if (llvm::isa<clang::GotoStmt>(s)) {
     m_.truncated_ = true;
+    m_.truncatedBy_ = fmt::format("the walk stopped at the goto on line {} (the model does not follow jumps)",
+                                  ctx_.getSourceManager().getExpansionLineNumber(s->getBeginLoc()));
     return;
   }
   if (auto* asmS = llvm::dyn_cast<clang::GCCAsmStmt>(s)) return walkAsm(asmS);

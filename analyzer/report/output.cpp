@@ -377,7 +377,9 @@ void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const 
               {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", "file://" + oc.cwd + (oc.cwd.ends_with('/') ? "" : "/")}}}}},
               {"columnKind", "utf16CodeUnits"},
               {"results", sarifResults}};
-  run["invocations"] = json::array({{{"executionSuccessful", notifications.empty()},
+  bool failed = false;  // inputs that could not be analysed (notes on kernels analysed in part are no failure)
+  for (const auto& n : notifications) failed = failed || n["level"] == "error";
+  run["invocations"] = json::array({{{"executionSuccessful", !failed},
                                      {"toolExecutionNotifications", notifications}}});
   json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
