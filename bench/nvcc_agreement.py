@@ -99,7 +99,7 @@ def file_hash(path):
 def run_nvcc(cache, cwd, argv, main_file, timeout):
     key = hashlib.sha256(json.dumps([cwd, argv, file_hash(main_file)]).encode()).hexdigest()
     hit = cache.get(key)
-    if hit is not None:
+    if hit is not None or timeout is None:  # timeout None: the cache only
         return hit
     start = time.monotonic()
     try:
@@ -168,6 +168,8 @@ def main():
     p.add_argument("--nice", type=int, default=10)
     p.add_argument("--lint", help="lint rows the sweep has not stored with this binary")
     p.add_argument("--nvcc-only", action="store_true", help="fill the nvcc cache, compare nothing")
+    p.add_argument("--cached-only", action="store_true",
+                   help="run no nvcc: rows without a cached nvcc result are counted as pending")
     p.add_argument("--list", action="store_true", help="list every disagreement (paths, first errors)")
     args = p.parse_args()
     if args.nice:
@@ -187,7 +189,7 @@ def main():
     for batch in (sorted(rows, key=lambda r: r["kind"] != "unit") + vias,):
         with cf.ThreadPoolExecutor(max_workers=args.jobs) as ex:
             futs = {ex.submit(nvcc_row, cache, projects[r["project"]], r, entries.setdefault(r["project"], projects[r["project"]].db_entries()),
-                              os.path.join(nv_dir, "tiny"), args.timeout): r for r in batch}
+                              os.path.join(nv_dir, "tiny"), None if args.cached_only else args.timeout): r for r in batch}
             for i, fut in enumerate(cf.as_completed(futs), 1):
                 r = futs[fut]
                 nv[(r["project"], r["path"], r["kind"])] = fut.result()
@@ -217,6 +219,9 @@ def report(args, rows, nv, projects, out_dir):
             continue
         rec = json.load(open(base + ".rec.json"))
         res = nv[(r["project"], r["path"], r["kind"])]
+        if res is None:
+            groups[(r["project"], r["kind"])]["nvcc pending"] += 1
+            continue
         ok = res["rc"] == 0
         if r["kind"] == "header" and not ok and r.get("via"):
             via = nv.get((r["project"], r["via"], "unit"))
@@ -258,10 +263,10 @@ def report(args, rows, nv, projects, out_dir):
     keys = ["rows", "nvcc ok", "nvcc fails", "both ok", "both fail", "DISAGREE: compile-error, nvcc ok",
             "DISAGREE: nvcc error, no compile-error", "exit 2, nvcc ok", "missing third-party header",
             "  ...one finding naming it", "  ...naming it among more findings", "  ...not named",
-            "lint crash/time-out", "no lint result"]
+            "lint crash/time-out", "no lint result", "nvcc pending"]
     short = ["rows", "nvcc ok", "nvcc fails", "both ok", "both fail", "false errors", "missed errors",
              "exit 2 nvcc ok", "3rd-party hdr", "one naming it", "named among more", "not named", "lint crash/TO",
-             "no lint"]
+             "no lint", "nvcc pending"]
     md = [f"## nvcc agreement, sweep `{args.label}`", "",
           "| project | kind | " + " | ".join(short) + " |", "|" + "---|" * (len(short) + 2)]
     tot = {k: collections.Counter() for k in ("unit", "header")}
