@@ -99,6 +99,8 @@ def file_hash(path):
 def run_nvcc(cache, cwd, argv, main_file, timeout):
     key = hashlib.sha256(json.dumps([cwd, argv, file_hash(main_file)]).encode()).hexdigest()
     hit = cache.get(key)
+    if hit is not None and hit["rc"] < 0 and not hit.get("timeout"):
+        hit = None  # killed from outside (a stopped run): no verdict
     if timeout is None or hit is not None and not (hit.get("timeout") and timeout > hit["seconds"] + 1):
         return hit  # timeout None: the cache only; a cached time-out is tried again with a longer limit
     start = time.monotonic()
@@ -240,7 +242,7 @@ def report(args, rows, nv, projects, out_dir):
                                         capture_output=True, text=True).stdout.strip()
             third = None if in_project else res["missing"]
         if third:
-            g["missing third-party header"] += 1
+            g["missing third-party header"] += 1  # or a header no longer in the project
             named = any(third in m or os.path.basename(third) in m for m in msgs)
             g["  ...one finding naming it" if named and len(msgs) == 1 else
               "  ...naming it among more findings" if named else "  ...not named"] += 1
