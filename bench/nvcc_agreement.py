@@ -300,7 +300,9 @@ def report(args, rows, nv, projects, out_dir):
         md += ["", "### disagreements", ""]
         for cls, r, res, n, rc in sorted(listing, key=lambda x: (x[0], x[1]["project"], x[1]["path"])):
             md.append(f"- {cls} {r['project']}/{r['path']} ({r['kind']}, lint exit {rc}, {n} compile-error"
-                      f" findings): nvcc: {res['first_error'][:200] if res['rc'] else 'ok'}")
+                      f" findings): nvcc: " + ("ok" if res["rc"] == 0 else
+                                               f"ok through {r['via']} (alone: {res['first_error'][:160]})"
+                                               if cls == "false-error" else res["first_error"][:200]))
     text = "\n".join(md) + "\n"
     if not args.project and not args.half and args.kind == "all":
         with open(os.path.join(out_dir, "nvcc_agreement.md"), "w") as fh:
