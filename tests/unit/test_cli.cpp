@@ -280,6 +280,11 @@ TEST(Cli, DemoWithoutGpuIsAClearErrorWithItsOwnExitCode) {
   if (fs::exists("/dev/nvidiactl")) GTEST_SKIP() << "a GPU is present; the no-GPU path is not testable here";
   EXPECT_EQ(r.rc, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("no CUDA GPU available"), std::string::npos) << r.err;
+  // No driver at all is not an "insufficient" one.
+  if (std::system("ldconfig -p | grep -q 'libcuda\\.so\\.1 '") != 0) {
+    EXPECT_NE(r.err.find("no NVIDIA driver is installed"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("insufficient"), std::string::npos) << r.err;
+  }
 }
 
 TEST(Cli, RepeatsAreGroupedAndSarifHasStableFingerprints) {
