@@ -19,8 +19,8 @@
 #include <map>
 #include <set>
 
-#include "analyzer/engine.h"
-#include "analyzer/rule.h"
+#include "analyzer/engine/engine.h"
+#include "analyzer/rule/rule.h"
 
 using namespace gpuopt;
 

@@ -22,6 +22,21 @@ the judged findings (paths relative to --base, where the coverage run ran) and s
 findings are still reported (a line listed among a grouped finding's repeats counts): precision among those that remain, false alarms gone, and (the
 number to watch) true findings lost.
 
+  bench/realworld.py sweep --label L [--half tune|test] [--project P] [--kind unit|header] [--jobs 2]
+  bench/realworld.py summary --label L [--half ...]
+  bench/realworld.py compare BEFORE AFTER [--half ...] [-v]
+
+`sweep` lints every row of the real-code corpus (bench/corpus.tsv, made by bench/corpus.py: the
+pinned projects of bench/corpus-projects.tsv, checked out under $GPUOPT_CORPUS or /work/corpus)
+as a user would: `-p BUILD FILE` with a CMake database, `FILE -- FLAGS` with a Makefile's flags,
+one process per row under a time limit, `--format json`. Each row's JSON and record are stored in
+RESULTS/LABEL/PROJECT/PATH.{json,rec.json} (default RESULTS: /work/corpus/results; outside the
+repository, the messages quote fetched code); rows already stored are skipped (--force). `summary`
+prints per project and per half: rows, rows with kernels analysed, exit statuses, crashes,
+time-outs, kernels, compile-error findings, findings and distinct places, CPU and wall seconds,
+peak memory, findings per rule. `compare` sets two labels side by side: findings and places per
+rule, places gone and new (-v lists them), exit status changes, kernels, CPU seconds.
+
 `sample` draws a reproducible sample of findings (at least 10 per rule) from a coverage run's
 records for judging by hand, with the messages (which quote the judged code: keep that copy out of
 the repository; bench/realworld-sample.tsv is the one drawn on 2026-11-22 without them, all 113 rows judged); `precision` prints the precision per rule once the verdicts are filled in.
@@ -38,6 +53,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_LINT = os.path.join(HERE, "..", "build", "bin", "gpuopt-lint")
+sys.path.insert(0, HERE)
+import corpus_sweep  # noqa: E402  (sweep, summary, compare over bench/corpus.tsv)
 
 
 def measured(lint, path, timeout):
@@ -282,7 +299,10 @@ def main():
     r.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     r.add_argument("--timeout", type=float, default=120.0)
     r.add_argument("-v", "--verbose", action="store_true", help="one line per judged finding")
+    corpus_sweep.add_parsers(sub, DEFAULT_LINT)
     args = p.parse_args()
+    if args.cmd in corpus_sweep.COMMANDS:
+        sys.exit(corpus_sweep.COMMANDS[args.cmd](args))
     if args.cmd == "coverage":
         sys.exit(coverage(args))
     if args.cmd == "sample":

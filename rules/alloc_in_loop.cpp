@@ -6,7 +6,7 @@
 
 #include <map>
 
-#include "analyzer/rule_context.h"
+#include "analyzer/rule/rule_context.h"
 #include "rules/host_util.h"
 
 namespace gpuopt {

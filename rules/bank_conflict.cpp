@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "analyzer/rule_context.h"
+#include "analyzer/rule/rule_context.h"
 #include "rules/bank_layout.h"
 #include "rules/rule_util.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-#include "analyzer/rule.h"
+#include "analyzer/rule/rule.h"
 
 namespace gpuopt {
 

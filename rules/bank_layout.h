@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/diagnostic.h"
-#include "analyzer/kernel_model.h"
-#include "analyzer/rule_context.h"
+#include "analyzer/model/kernel_model.h"
+#include "analyzer/report/diagnostic.h"
+#include "analyzer/rule/rule_context.h"
 
 namespace gpuopt {
 

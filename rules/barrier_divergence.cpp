@@ -3,7 +3,7 @@
 #include <clang/AST/ParentMapContext.h>
 #include <fmt/format.h>
 
-#include "analyzer/rule_context.h"
+#include "analyzer/rule/rule_context.h"
 #include "rules/rule_util.h"
 
 namespace gpuopt {

@@ -10,7 +10,7 @@
 
 #include <set>
 
-#include "analyzer/rule_context.h"
+#include "analyzer/rule/rule_context.h"
 
 namespace gpuopt {
 

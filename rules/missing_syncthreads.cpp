@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "analyzer/rule_context.h"
+#include "analyzer/rule/rule_context.h"
 #include "rules/rule_util.h"
 
 namespace gpuopt {

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <set>
 
-#include "analyzer/rule_context.h"
+#include "analyzer/rule/rule_context.h"
 #include "analyzer/model/ast_util.h"
 #include "rules/rule_util.h"
 

@@ -1,7 +1,7 @@
 // registerAllRules(): one instance of every rule (Clang build).
 #include <memory>
 
-#include "analyzer/engine.h"
+#include "analyzer/engine/engine.h"
 #include "rules/all_rules.h"
 
 namespace gpuopt {

@@ -1,6 +1,6 @@
 // Rule metadata (no Clang needed: used by --list-rules/--explain in every build).
-#include "analyzer/rule_info.h"
-#include "analyzer/embedded_docs.h"
+#include "analyzer/rule/rule_info.h"
+#include "analyzer/rule/embedded_docs.h"
 #include "rules/all_rules.h"
 
 namespace gpuopt {

@@ -6,7 +6,7 @@
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/SmallVector.h>
 
-#include "analyzer/kernel_model.h"
+#include "analyzer/model/kernel_model.h"
 
 namespace gpuopt {
 

@@ -5,7 +5,7 @@
 #include <clang/ASTMatchers/ASTMatchers.h>
 #include <fmt/format.h>
 
-#include "analyzer/rule_context.h"
+#include "analyzer/rule/rule_context.h"
 #include "rules/host_util.h"
 
 namespace gpuopt {

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "analyzer/rule_context.h"
+#include "analyzer/rule/rule_context.h"
 #include "rules/rule_util.h"
 
 namespace gpuopt {

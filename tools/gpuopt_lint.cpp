@@ -23,24 +23,24 @@
 #include <sstream>
 #include <thread>
 
-#include "analyzer/cli.h"
-#include "analyzer/embedded_docs.h"
-#include "analyzer/progress.h"
-#include "analyzer/rule_info.h"
-#include "analyzer/suppression.h"
+#include "analyzer/app/cli.h"
+#include "analyzer/rule/embedded_docs.h"
+#include "analyzer/app/progress.h"
+#include "analyzer/rule/rule_info.h"
+#include "analyzer/report/suppression.h"
 #if GPUOPT_HAVE_CLANG
 #include <fmt/format.h>
 
-#include "analyzer/config.h"
-#include "analyzer/fix.h"
-#include "analyzer/grouping.h"
-#include "analyzer/output.h"
-#include "analyzer/engine.h"
-#include "analyzer/lint.h"
-#include "analyzer/profile_command.h"
+#include "analyzer/app/config.h"
+#include "analyzer/report/fix.h"
+#include "analyzer/report/grouping.h"
+#include "analyzer/report/output.h"
+#include "analyzer/engine/engine.h"
+#include "analyzer/app/lint.h"
+#include "analyzer/app/profile_command.h"
 #if !GPUOPT_LAUNCHER
-#include "analyzer/lsp_server.h"
-#include "analyzer/rule.h"
+#include "analyzer/app/lsp_server.h"
+#include "analyzer/rule/rule.h"
 #endif
 #endif
 #if GPUOPT_HAVE_CUDA && !GPUOPT_LAUNCHER
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
   bool profiling = false;
   bool parsed = parseCommandLine(argc, argv, o, err);
 #elif GPUOPT_HAVE_CLANG
-  // `gpuopt-lint profile ... -- COMMAND`: measure with Nsight Compute, lint, join (analyzer/profile*).
+  // `gpuopt-lint profile ... -- COMMAND`: measure with Nsight Compute, lint, join (analyzer/profile/profile*).
   bool profiling = argc > 1 && std::string_view(argv[1]) == "profile";
   profile::Command pc;
   bool parsed = profiling ? profile::parseProfileCommandLine(argc, argv, o, pc, err) : parseCommandLine(argc, argv, o, err);

@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analyzer/kernel_model.h"
+#include "analyzer/model/kernel_model.h"
 #include "analyzer/model/ast_util.h"
 #include "analyzer/model/value.h"
 

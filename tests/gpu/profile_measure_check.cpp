@@ -1,4 +1,4 @@
-// The measuring half of `gpuopt-lint profile` (analyzer/profile.cpp: findNcu, gpuVisible, runNcu,
+// The measuring half of `gpuopt-lint profile` (analyzer/profile/profile.cpp: findNcu, gpuVisible, runNcu,
 // importExport, measureKernelTimes), run against the real Nsight Compute on the GPU machine, where
 // the linter itself cannot run (no Clang 22 there). scripts/gpu-profile-e2e.sh builds it fully
 // static on the development machine and runs it there; the exports it writes are then joined here
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/profile.h"
+#include "analyzer/profile/profile.h"
 
 using namespace gpuopt::profile;
 

@@ -8,14 +8,14 @@
 #include <regex>
 #include <sstream>
 
-#include "analyzer/cli.h"
-#include "analyzer/config.h"
-#include "analyzer/embedded_docs.h"
-#include "analyzer/fix.h"
-#include "analyzer/frontend.h"
-#include "analyzer/output.h"
-#include "analyzer/rule_info.h"
-#include "analyzer/suppression.h"
+#include "analyzer/app/cli.h"
+#include "analyzer/app/config.h"
+#include "analyzer/rule/embedded_docs.h"
+#include "analyzer/report/fix.h"
+#include "analyzer/frontend/frontend.h"
+#include "analyzer/report/output.h"
+#include "analyzer/rule/rule_info.h"
+#include "analyzer/report/suppression.h"
 
 using namespace gpuopt;
 namespace fs = std::filesystem;
@@ -490,7 +490,7 @@ TEST(Frontend, ProjectLayoutFoldersUpToTheRepositoryRoot) {
 }
 
 // ---- grouping and fingerprints ----------------------------------------------------------------
-#include "analyzer/grouping.h"
+#include "analyzer/report/grouping.h"
 
 TEST(Grouping, RepeatsOfOnePatternInOneKernelFoldIntoOneFinding) {
   auto diag = [](unsigned line, std::string msg, std::string fn) {

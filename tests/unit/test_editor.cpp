@@ -5,11 +5,11 @@
 
 #include <sstream>
 
-#include "analyzer/cli.h"
-#include "analyzer/grouping.h"
-#include "analyzer/jsonrpc.h"
-#include "analyzer/output.h"
-#include "analyzer/progress.h"
+#include "analyzer/app/cli.h"
+#include "analyzer/report/grouping.h"
+#include "analyzer/app/jsonrpc.h"
+#include "analyzer/report/output.h"
+#include "analyzer/app/progress.h"
 
 using namespace gpuopt;
 using nlohmann::json;

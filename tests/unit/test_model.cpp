@@ -4,8 +4,8 @@
 #include <clang/Tooling/Tooling.h>
 #include <gtest/gtest.h>
 
-#include "analyzer/frontend.h"
-#include "analyzer/kernel_model.h"
+#include "analyzer/frontend/frontend.h"
+#include "analyzer/model/kernel_model.h"
 #include "analyzer/model/ast_util.h"
 
 using namespace gpuopt;

@@ -1,4 +1,4 @@
-// `gpuopt-lint profile`'s import and join (analyzer/profile.*), against real Nsight Compute exports
+// `gpuopt-lint profile`'s import and join (analyzer/profile/profile.*), against real Nsight Compute exports
 // recorded on an H100 (tests/data/ncu/README.md says how). No GPU needed.
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "analyzer/output.h"
-#include "analyzer/profile.h"
+#include "analyzer/report/output.h"
+#include "analyzer/profile/profile.h"
 
 using namespace gpuopt;
 using namespace gpuopt::profile;

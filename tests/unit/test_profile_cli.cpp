@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "analyzer/profile.h"
+#include "analyzer/profile/profile.h"
 #include "test_util.h"
 
 using namespace gpuopt::test;

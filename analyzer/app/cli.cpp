@@ -1,0 +1,265 @@
+#include "analyzer/app/cli.h"
+
+#include <regex>
+#include <thread>
+
+#include "analyzer/rule/rule_info.h"
+#include "analyzer/report/suppression.h"
+
+namespace gpuopt {
+
+std::string usageText() {
+  return R"(usage: gpuopt-lint [options] FILE... [-- COMPILER-ARGS]
+       gpuopt-lint lsp [options]      (language server on stdin/stdout; also --lsp)
+       gpuopt-lint profile [options] [FILE...] -- COMMAND [ARGS...]   (see gpuopt-lint profile --help)
+
+Finds CUDA performance and correctness mistakes: divergent branches, uncoalesced global access,
+shared-memory races and bank conflicts, pageable cudaMemcpy in loops, unsafe warp reductions.
+
+Input and compiler:
+  -p DIR                  read compile flags from DIR/compile_commands.json (default: found upward)
+  -- ARGS                 extra compiler arguments (e.g. -DTILE=32 -Iinclude)
+  --cuda-path DIR         CUDA toolkit (default: $CUDA_PATH, nvcc on PATH, /usr/local/cuda)
+  --no-cuda               parse with the bundled CUDA declarations even if a toolkit exists
+  --gpu-arch sm_XX        GPU architecture to parse for (default sm_90)
+  --resource-dir DIR      Clang resource directory (default: the one this build was made with)
+  --block-dim X[,Y[,Z]]   block shape to assume for kernels whose launch is not in the file (default 256)
+  --max-file-size BYTES   refuse larger inputs (default 8 MiB)
+
+Rules:
+  --list-rules            list the rules
+  --explain ID            print a rule's documentation
+  --rules=ID,...          run only these rules (globs allowed; alias --select)
+  --disable=ID,...        do not run these rules (alias --ignore)
+  --checks=GLOB,...       clang-tidy style: globs in order, '-' disables ('-*,bank-conflict')
+  --header-filter REGEX   lint the kernels of included files whose absolute path matches REGEX
+                          (POSIX extended, searched) instead of the project's own headers; '' lints
+                          the main file only. Toolkit and Clang headers are never linted
+  --config FILE           use this configuration instead of the nearest .gpuopt-lint.yaml
+  --no-config             ignore .gpuopt-lint.yaml files
+  --dump-config           print the effective configuration (for the first file) and exit
+  --fail-on LEVEL         note|warning|error: lowest severity that makes the exit status 1
+
+Output:
+  --format FMT            text (default), json, sarif, github (alias --output-format)
+  --color WHEN            auto (default), always, never
+  -q, --quiet             no summary line and no progress
+  --statistics            print the number of findings per rule instead of the findings
+  --exit-zero             exit 0 even when there are findings (2 still means an input error)
+  --show-fixes            list the mechanical fixes (with --fix: the ones applied)
+  --export-fixes FILE     write findings and fixes as clang-tidy YAML for clang-apply-replacements
+  --no-group              list every place of a repeated pattern (default: one finding per pattern
+                          and kernel, saying "and N more like it", the others as related places)
+  --fix                   apply mechanical fixes (e.g. pad a bank-conflicting shared array)
+  --dry-run               with --fix: print the diff instead of writing
+  -j N                    analyse N files in parallel (default: number of cores)
+  --cache-dir DIR         cache folder for precompiled CUDA headers and unchanged files' findings
+                          (default: $XDG_CACHE_HOME/gpuopt-lint or ~/.cache/gpuopt-lint)
+  --no-cache              neither read nor write the cache (parse every file from scratch)
+  --verbose               show the compiler command, compile_commands.json use and timings
+
+Editor:
+  lsp, --lsp              Language Server Protocol on stdio: diagnostics on open, change and save,
+                          quick fixes as code actions; the options above apply to every file
+
+Measured proofs (needs a CUDA GPU):
+  profile ... -- COMMAND  run COMMAND under Nsight Compute and join its per-line counters with the
+                          findings: measured figures, verdicts, measured-only findings
+  --demo RULE|all|list    run the before/after kernels that measure a rule's penalty
+  --json                  with --demo: JSON output
+
+  --help, --version
+
+With -p DIR and no FILE, every CUDA translation unit of DIR/compile_commands.json is linted.
+
+Exit status: 0 no findings, 1 findings (compile errors are findings: compile-error), 2 usage error
+or an input in which nothing could be analysed (no kernel and no function free of compile errors).
+Suppress a finding with // NOLINT(rule-id), // NOLINTNEXTLINE(rule-id), NOLINTBEGIN/NOLINTEND.
+)";
+}
+
+namespace {
+std::vector<std::string> splitComma(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t c = s.find(',', start);
+    std::string item = s.substr(start, c == std::string::npos ? std::string::npos : c - start);
+    if (!item.empty()) out.push_back(item);
+    if (c == std::string::npos) break;
+    start = c + 1;
+  }
+  return out;
+}
+
+bool checkRuleList(const std::vector<std::string>& ids, const char* flag, std::string& error) {
+  for (const auto& item : ids) {
+    std::string id = item[0] == '-' ? item.substr(1) : item;  // --checks: '-' disables
+    bool any = false;
+    for (const auto& r : allRuleInfos()) any = any || globMatch(id, r.id);
+    if (!any) {
+      error = std::string("unknown rule '") + id + "' in " + flag + " (see --list-rules)";
+      return false;
+    }
+  }
+  return true;
+}
+}  // namespace
+
+bool parseCommandLine(int argc, char** argv, CliOptions& o, std::string& error) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  return parseCommandLine(args, o, error);
+}
+
+bool parseCommandLine(const std::vector<std::string>& args, CliOptions& o, std::string& error) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (i == 0 && a == "lsp") a = "--lsp";  // `gpuopt-lint lsp`, like `ruff server`
+    std::string value;
+    bool hasInline = false;
+    if (a.rfind("--", 0) == 0 && a.find('=') != std::string::npos) {
+      value = a.substr(a.find('=') + 1);
+      a = a.substr(0, a.find('='));
+      hasInline = true;
+    }
+    auto need = [&](std::string& out) {
+      if (hasInline) { out = value; return true; }
+      if (i + 1 >= args.size()) { error = "option '" + a + "' needs a value"; return false; }
+      out = args[++i];
+      return true;
+    };
+    auto flag = [&]() {
+      if (hasInline) { error = "option '" + a + "' takes no value"; return false; }
+      return true;
+    };
+    if (a == "--") {
+      o.frontend.extraArgs.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+      break;
+    } else if (a == "-h" || a == "--help") { if (!flag()) return false; o.help = true; }
+    else if (a == "--version") { if (!flag()) return false; o.version = true; }
+    else if (a == "--list-rules") { if (!flag()) return false; o.listRules = true; }
+    else if (a == "--explain") { if (!need(o.explain)) return false; }
+    else if (a == "--demo") { if (!need(o.demo)) return false; }
+    else if (a == "--json") { if (!flag()) return false; o.demoJson = true; }
+    else if (a == "-p") { if (!need(o.frontend.compileCommandsDir)) return false; }
+    else if (a == "--cuda-path") { if (!need(o.frontend.cudaPath)) return false; }
+    else if (a == "--no-cuda") { if (!flag()) return false; o.frontend.noCuda = true; }
+    else if (a == "--resource-dir") { if (!need(o.frontend.resourceDir)) return false; }
+    else if (a == "--gpu-arch") {
+      if (!need(o.frontend.gpuArch)) return false;
+      if (o.frontend.gpuArch.rfind("sm_", 0) != 0) { error = "--gpu-arch expects sm_XX, got '" + o.frontend.gpuArch + "'"; return false; }
+      o.gpuArchGiven = true;
+    }
+    else if (a == "--verbose" || a == "-v") { if (!flag()) return false; o.frontend.verbose = true; }
+    else if (a == "-q" || a == "--quiet") { if (!flag()) return false; o.quiet = true; }
+    else if (a == "--format" || a == "--output-format") {
+      std::string f;
+      if (!need(f)) return false;
+      if (!parseOutputFormat(f, o.format)) { error = "unknown --format '" + f + "' (text, json, sarif, github)"; return false; }
+    } else if (a == "--color") {
+      if (!need(o.color)) return false;
+      if (o.color != "auto" && o.color != "always" && o.color != "never") { error = "--color expects auto, always or never"; return false; }
+    } else if (a == "--rules" || a == "--select") {
+      std::string v;
+      if (!need(v)) return false;
+      o.rules = splitComma(v);
+      o.rulesGiven = true;
+      if (!checkRuleList(o.rules, "--rules", error)) return false;
+    } else if (a == "--checks") {
+      // clang-tidy's list: globs applied in order, '-' disables ("-*,bank-conflict").
+      std::string v;
+      if (!need(v)) return false;
+      auto c = splitComma(v);
+      if (!checkRuleList(c, "--checks", error)) return false;
+      o.checks.insert(o.checks.end(), c.begin(), c.end());
+    } else if (a == "--header-filter") {
+      std::string v;
+      if (!need(v)) return false;
+      try {
+        std::regex check(v, std::regex::extended);
+      } catch (const std::regex_error& e) {
+        error = "--header-filter '" + v + "' is not a valid regular expression: " + e.what();
+        return false;
+      }
+      o.headerFilter = v;
+    } else if (a == "--export-fixes") { if (!need(o.exportFixes)) return false; }
+    else if (a == "--statistics") { if (!flag()) return false; o.statistics = true; }
+    else if (a == "--exit-zero") { if (!flag()) return false; o.exitZero = true; }
+    else if (a == "--show-fixes") { if (!flag()) return false; o.showFixes = true; }
+    else if (a == "--lsp") { if (!flag()) return false; o.lsp = true; }
+    else if (a == "--disable" || a == "--ignore") {
+      std::string v;
+      if (!need(v)) return false;
+      auto d = splitComma(v);
+      if (!checkRuleList(d, "--disable", error)) return false;
+      o.disable.insert(o.disable.end(), d.begin(), d.end());
+    } else if (a == "--block-dim") {
+      std::string v;
+      if (!need(v)) return false;
+      auto parts = splitComma(v);
+      if (parts.empty() || parts.size() > 3) { error = "--block-dim expects X[,Y[,Z]], got '" + v + "'"; return false; }
+      unsigned long long total = 1;
+      o.blockDim[1] = o.blockDim[2] = 1;
+      for (size_t k = 0; k < parts.size(); ++k) {
+        try {
+          size_t pos = 0;
+          long x = std::stol(parts[k], &pos);
+          if (pos != parts[k].size() || x <= 0) throw 0;
+          if (x > 1024) {
+            error = "--block-dim " + v + ": a block has at most 1024 threads (got " + parts[k] + " in one dimension)";
+            return false;
+          }
+          o.blockDim[k] = static_cast<unsigned>(x);
+          total *= static_cast<unsigned long long>(x);
+        } catch (...) {
+          error = "--block-dim expects positive integers, got '" + v + "'";
+          return false;
+        }
+      }
+      if (total > 1024) { error = "--block-dim " + v + " has more than 1024 threads"; return false; }
+    } else if (a == "--max-file-size") {
+      std::string v;
+      if (!need(v)) return false;
+      try { o.frontend.maxFileBytes = std::stoull(v); } catch (...) { error = "--max-file-size expects a number of bytes"; return false; }
+    } else if (a == "-j" || a.rfind("-j", 0) == 0) {
+      std::string v = a.size() > 2 ? a.substr(2) : "";
+      if (v.empty() && !need(v)) return false;
+      try { o.jobs = static_cast<unsigned>(std::stoul(v)); } catch (...) { error = "-j expects a number"; return false; }
+      if (o.jobs == 0) { error = "-j expects a positive number"; return false; }
+    } else if (a == "--config") { if (!need(o.configFile)) return false; }
+    else if (a == "--no-config") { if (!flag()) return false; o.noConfig = true; }
+    else if (a == "--dump-config") { if (!flag()) return false; o.dumpConfig = true; }
+    else if (a == "--fail-on") {
+      if (!need(o.failOn)) return false;
+      Severity s;
+      if (!parseSeverity(o.failOn, s)) { error = "--fail-on expects note, warning or error"; return false; }
+    }
+    else if (a == "--cache-dir") {
+      if (!need(o.cacheDir)) return false;
+      if (o.cacheDir.empty()) { error = "--cache-dir expects a folder"; return false; }
+    }
+    else if (a == "--no-cache") { if (!flag()) return false; o.noCache = true; }
+    else if (a == "--fix") { if (!flag()) return false; o.fix = true; }
+    else if (a == "--no-group") { if (!flag()) return false; o.noGroup = true; }
+    else if (a == "--dry-run") { if (!flag()) return false; o.dryRun = true; }
+    else if (!a.empty() && a[0] == '-' && a != "-") { error = "unknown option '" + args[i] + "'"; return false; }
+    else o.files.push_back(args[i]);
+  }
+  if (o.dryRun && !o.fix) { error = "--dry-run goes with --fix"; return false; }
+  if (o.statistics && o.format != OutputFormat::Text && o.format != OutputFormat::Json) {
+    error = "--statistics prints text or json (not sarif or github)";
+    return false;
+  }
+  if (o.lsp && !o.files.empty()) {
+    error = "the language server takes no files (the editor sends them): '" + o.files.front() + "'";
+    return false;
+  }
+  if (o.lsp && (o.fix || o.statistics || !o.exportFixes.empty() || o.dumpConfig)) {
+    error = "the language server cannot be combined with --fix, --statistics, --export-fixes or --dump-config";
+    return false;
+  }
+  if (o.jobs == 0) o.jobs = std::max(1u, std::thread::hardware_concurrency());
+  return true;
+}
+
+}  // namespace gpuopt

@@ -1,0 +1,208 @@
+#include "analyzer/app/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <regex>
+#include <sstream>
+
+#include "analyzer/rule/rule_info.h"
+#include "analyzer/report/suppression.h"
+
+namespace gpuopt {
+namespace fs = std::filesystem;
+
+std::string findConfigFile(const std::string& file) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(file, ec).parent_path();
+  while (!dir.empty()) {
+    for (const char* name : {".gpuopt-lint.yaml", ".gpuopt-lint.yml"})
+      if (fs::exists(dir / name, ec)) return (dir / name).string();
+    if (dir == dir.root_path()) break;
+    dir = dir.parent_path();
+  }
+  return {};
+}
+
+namespace {
+std::vector<std::string> stringList(const YAML::Node& n, const std::string& key) {
+  std::vector<std::string> out;
+  if (n.IsScalar()) { out.push_back(n.as<std::string>()); return out; }
+  if (!n.IsSequence()) throw YAML::RepresentationException(n.Mark(), "'" + key + "' must be a list of strings");
+  for (const auto& x : n) out.push_back(x.as<std::string>());
+  return out;
+}
+
+void checkRule(const YAML::Node& where, const std::string& id) {
+  std::string pat = id[0] == '-' ? id.substr(1) : id;
+  for (const auto& r : allRuleInfos())
+    if (globMatch(pat, r.id)) return;
+  throw YAML::RepresentationException(where.Mark(), "unknown rule '" + pat + "'");
+}
+}  // namespace
+
+bool loadConfigFile(const std::string& path, ResolvedOptions& out, std::string& error) {
+  try {
+    YAML::Node root = YAML::LoadFile(path);
+    if (root.IsNull()) { out.configPath = path; return true; }
+    if (!root.IsMap()) throw YAML::RepresentationException(root.Mark(), "the configuration must be a mapping");
+    for (const auto& kv : root) {
+      std::string key = kv.first.as<std::string>();
+      const YAML::Node& v = kv.second;
+      if (key == "rules") {
+        auto list = stringList(v, key);
+        for (const auto& r : list) checkRule(v, r);
+        out.enabledPatterns = list;
+      } else if (key == "severity") {
+        if (!v.IsMap()) throw YAML::RepresentationException(v.Mark(), "'severity' must map rule ids to note/warning/error");
+        for (const auto& s : v) {
+          std::string id = s.first.as<std::string>();
+          checkRule(s.first, id);
+          Severity sev;
+          if (!parseSeverity(s.second.as<std::string>(), sev))
+            throw YAML::RepresentationException(s.second.Mark(), "severity must be note, warning or error");
+          out.severities[id] = sev;
+        }
+      } else if (key == "fail-on") {
+        if (!parseSeverity(v.as<std::string>(), out.failOn))
+          throw YAML::RepresentationException(v.Mark(), "'fail-on' must be note, warning or error");
+      } else if (key == "block-dim") {
+        std::vector<unsigned> d;
+        if (v.IsScalar()) d.push_back(v.as<unsigned>());
+        else for (const auto& x : v) d.push_back(x.as<unsigned>());
+        if (d.empty() || d.size() > 3) throw YAML::RepresentationException(v.Mark(), "'block-dim' must be 1 to 3 numbers");
+        unsigned long long total = 1;
+        for (auto x : d) total *= x;
+        if (total == 0 || total > 1024) throw YAML::RepresentationException(v.Mark(), "'block-dim' must have 1 to 1024 threads");
+        auto& m = out.analysis.model;
+        m.blockX = d[0], m.blockY = d.size() > 1 ? d[1] : 1, m.blockZ = d.size() > 2 ? d[2] : 1;
+      } else if (key == "gpu-arch") {
+        out.analysis.frontend.gpuArch = v.as<std::string>();
+        if (out.analysis.frontend.gpuArch.rfind("sm_", 0) != 0) throw YAML::RepresentationException(v.Mark(), "'gpu-arch' must be sm_XX");
+      } else if (key == "compiler-args") {
+        auto list = stringList(v, key);
+        out.analysis.frontend.extraArgs.insert(out.analysis.frontend.extraArgs.end(), list.begin(), list.end());
+      } else if (key == "exclude") {
+        fs::path base = fs::path(path).parent_path();
+        for (const auto& g : stringList(v, key)) out.enabledPatterns.push_back("!exclude:" + (base / g).string());
+      } else if (key == "header-filter") {
+        std::string re = v.as<std::string>();
+        try {
+          std::regex check(re, std::regex::extended);
+        } catch (const std::regex_error& e) {
+          throw YAML::RepresentationException(v.Mark(), "'header-filter' is not a valid regular expression: " + std::string(e.what()));
+        }
+        out.analysis.headerFilter = re;
+      } else if (key == "options") {
+        if (!v.IsMap()) throw YAML::RepresentationException(v.Mark(), "'options' must map rule ids to option maps");
+        for (const auto& r : v) {
+          std::string id = r.first.as<std::string>();
+          checkRule(r.first, id);
+          if (!r.second.IsMap()) throw YAML::RepresentationException(r.second.Mark(), "options of '" + id + "' must be a mapping");
+          for (const auto& o : r.second) out.analysis.model.ruleOptions[id + "." + o.first.as<std::string>()] = o.second.as<double>();
+        }
+      } else {
+        throw YAML::RepresentationException(kv.first.Mark(), "unknown key '" + key + "'");
+      }
+    }
+    out.configPath = path;
+    return true;
+  } catch (const YAML::Exception& e) {
+    error = fmt::format("{}:{}:{}: invalid configuration: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg);
+    return false;
+  }
+}
+
+bool resolveOptions(const CliOptions& cli, const std::string& file, ResolvedOptions& out, std::string& error) {
+  out = ResolvedOptions{};
+  out.analysis.frontend = cli.frontend;
+  out.analysis.frontend.extraArgs.clear();
+  if (!cli.noConfig) {
+    std::string path = cli.configFile.empty() ? findConfigFile(file) : cli.configFile;
+    if (!cli.configFile.empty() && !fs::exists(path)) {
+      error = "configuration file '" + path + "' does not exist";
+      return false;
+    }
+    if (!path.empty() && !loadConfigFile(path, out, error)) return false;
+  }
+  // Command line wins.
+  if (cli.gpuArchGiven) out.analysis.frontend.gpuArch = cli.frontend.gpuArch;
+  out.analysis.frontend.extraArgs.insert(out.analysis.frontend.extraArgs.end(), cli.frontend.extraArgs.begin(),
+                                         cli.frontend.extraArgs.end());
+  auto& m = out.analysis.model;
+  if (cli.blockDim[0]) {
+    m.blockX = cli.blockDim[0], m.blockY = cli.blockDim[1], m.blockZ = cli.blockDim[2];
+    m.blockDimGiven = true;
+  }
+  if (!cli.failOn.empty()) parseSeverity(cli.failOn, out.failOn);
+  if (cli.headerFilter) out.analysis.headerFilter = cli.headerFilter;
+  // Enabled rules: config patterns, then --rules replaces, --disable removes.
+  std::vector<std::string> patterns;
+  for (const auto& p : out.enabledPatterns) {
+    if (p.rfind("!exclude:", 0) == 0) {
+      std::error_code ec;
+      std::string abs = fs::absolute(file, ec).lexically_normal().string();
+      if (globMatch(p.substr(9), abs)) out.excluded = true;
+    } else {
+      patterns.push_back(p);
+    }
+  }
+  if (cli.rulesGiven) patterns = cli.rules;
+  patterns.insert(patterns.end(), cli.checks.begin(), cli.checks.end());
+  for (const auto& d : cli.disable) patterns.push_back("-" + d);
+  bool anyPositive = false;
+  for (const auto& p : patterns) anyPositive = anyPositive || p[0] != '-';
+  for (const auto& r : allRuleInfos()) {
+    bool on = !anyPositive;
+    for (const auto& p : patterns) {
+      if (p[0] == '-') { if (globMatch(p.substr(1), r.id)) on = false; }
+      else if (globMatch(p, r.id)) on = true;
+    }
+    if (on) out.analysis.enabledRules.insert(std::string(r.id));
+  }
+  if (out.analysis.enabledRules.empty()) out.analysis.enabledRules.insert("(none)");
+  return true;
+}
+
+std::string dumpConfig(const ResolvedOptions& r) {
+  YAML::Emitter e;
+  e << YAML::Comment(r.configPath.empty() ? "no .gpuopt-lint.yaml found; defaults and command line"
+                                          : "from " + r.configPath + " and the command line");
+  e << YAML::BeginMap;
+  e << YAML::Key << "rules" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (const auto& id : r.analysis.enabledRules)
+    if (id != "(none)") e << id;
+  e << YAML::EndSeq;
+  e << YAML::Key << "severity" << YAML::Value << YAML::BeginMap;
+  for (const auto& info : allRuleInfos()) {
+    auto it = r.severities.find(std::string(info.id));
+    e << YAML::Key << std::string(info.id) << YAML::Value
+      << std::string(severityName(it == r.severities.end() ? info.severity : it->second));
+  }
+  e << YAML::EndMap;
+  e << YAML::Key << "fail-on" << YAML::Value << std::string(severityName(r.failOn));
+  const auto& m = r.analysis.model;
+  e << YAML::Key << "block-dim" << YAML::Value << YAML::Flow << YAML::BeginSeq << m.blockX << m.blockY << m.blockZ << YAML::EndSeq;
+  e << YAML::Key << "gpu-arch" << YAML::Value << r.analysis.frontend.gpuArch;
+  e << YAML::Key << "compiler-args" << YAML::Value << YAML::Flow << r.analysis.frontend.extraArgs;
+  if (r.analysis.headerFilter) e << YAML::Key << "header-filter" << YAML::Value << *r.analysis.headerFilter;
+  e << YAML::Key << "options" << YAML::Value << YAML::BeginMap;
+  for (const auto& [k, v] : m.ruleOptions) e << YAML::Key << k << YAML::Value << v;
+  e << YAML::EndMap;
+  e << YAML::EndMap;
+  return std::string(e.c_str()) + "\n";
+}
+
+void applySeverities(const ResolvedOptions& r, std::vector<Diagnostic>& diags) {
+  for (auto& d : diags) {
+    auto it = r.severities.find(d.ruleId);
+    if (it != r.severities.end()) d.severity = it->second;
+  }
+}
+
+bool meetsFailThreshold(const ResolvedOptions& r, const Diagnostic& d) {
+  return static_cast<int>(d.severity) >= static_cast<int>(r.failOn);
+}
+
+}  // namespace gpuopt

@@ -1,0 +1,40 @@
+// .gpuopt-lint.yaml: found upward from each file (nearest wins); the command line wins over it.
+//
+//   rules: ["*", "-divergent-branch"]     # enabled rules, globs; "-" disables
+//   severity: {bank-conflict: error}      # per-rule severity
+//   fail-on: warning                      # lowest severity that makes the exit status 1
+//   block-dim: [16, 16]                   # assumed block shape
+//   gpu-arch: sm_90
+//   compiler-args: ["-DTILE=32"]
+//   exclude: ["third_party/*"]            # globs on paths relative to the config's folder
+//   header-filter: "/include/mylib/"      # which included files are linted (as --header-filter)
+//   options: {bank-conflict: {min-ways: 4}, uncoalesced-access: {max-efficiency: 0.25}}
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analyzer/app/cli.h"
+
+namespace gpuopt {
+
+struct ResolvedOptions {
+  AnalysisOptions analysis;
+  std::map<std::string, Severity> severities;
+  Severity failOn = Severity::Note;  // every finding fails by default
+  bool excluded = false;
+  std::string configPath;            // the file used, or empty
+  std::vector<std::string> enabledPatterns;  // for --dump-config
+};
+
+// Loads a config file into `out` (merging). Returns false with "file:line: message".
+bool loadConfigFile(const std::string& path, ResolvedOptions& out, std::string& error);
+// Nearest .gpuopt-lint.yaml above `file`, or empty.
+std::string findConfigFile(const std::string& file);
+// Effective options for one input: defaults <- config file <- command line.
+bool resolveOptions(const CliOptions& cli, const std::string& file, ResolvedOptions& out, std::string& error);
+std::string dumpConfig(const ResolvedOptions& r);
+void applySeverities(const ResolvedOptions& r, std::vector<Diagnostic>& diags);
+bool meetsFailThreshold(const ResolvedOptions& r, const Diagnostic& d);
+
+}  // namespace gpuopt

@@ -1,0 +1,182 @@
+#include "analyzer/app/jsonrpc.h"
+
+#include <algorithm>
+#include <cctype>
+#include <istream>
+#include <ostream>
+
+namespace gpuopt::lsp {
+
+std::optional<nlohmann::json> readMessage(std::istream& in, std::string& error) {
+  error.clear();
+  long long length = -1;
+  std::string line;
+  bool sawHeader = false;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) {
+      if (!sawHeader) continue;  // stray blank line between messages
+      break;
+    }
+    sawHeader = true;
+    auto colon = line.find(':');
+    if (colon == std::string::npos) {
+      error = "malformed header line '" + line + "'";
+      return std::nullopt;
+    }
+    std::string name = line.substr(0, colon), value = line.substr(colon + 1);
+    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+    value.erase(0, value.find_first_not_of(" \t"));
+    if (name == "content-length") {
+      try {
+        size_t pos = 0;
+        length = std::stoll(value, &pos);
+        if (pos != value.size() || length < 0) throw 0;
+      } catch (...) {
+        error = "bad Content-Length '" + value + "'";
+        return std::nullopt;
+      }
+    }
+  }
+  if (!sawHeader) return std::nullopt;  // end of input
+  if (length < 0) {
+    error = in ? "message without Content-Length" : "input ended inside a header";
+    return std::nullopt;
+  }
+  std::string body(static_cast<size_t>(length), '\0');
+  in.read(body.data(), length);
+  if (in.gcount() != length) {
+    error = "input ended inside a message body (" + std::to_string(in.gcount()) + " of " + std::to_string(length) +
+            " bytes)";
+    return std::nullopt;
+  }
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded()) {
+    error = "message body is not JSON";
+    return std::nullopt;
+  }
+  return j;
+}
+
+void writeMessage(std::ostream& out, const nlohmann::json& message) {
+  std::string body = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  out << "Content-Length: " << body.size() << "\r\n\r\n" << body << std::flush;
+}
+
+namespace {
+int hexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+// Bytes in the UTF-8 sequence a lead byte starts (1 for ASCII and for stray continuation bytes).
+size_t sequenceLength(unsigned char c) {
+  if (c >= 0xF0) return 4;
+  if (c >= 0xE0) return 3;
+  if (c >= 0xC0) return 2;
+  return 1;
+}
+}  // namespace
+
+std::string pathFromUri(std::string_view uri) {
+  constexpr std::string_view scheme = "file://";
+  if (uri.substr(0, scheme.size()) != scheme) return {};
+  uri.remove_prefix(scheme.size());
+  // file://host/path: only the local host (empty or localhost).
+  size_t slash = uri.find('/');
+  if (slash == std::string_view::npos) return {};
+  std::string_view host = uri.substr(0, slash);
+  if (!host.empty() && host != "localhost") return {};
+  uri.remove_prefix(slash);
+  std::string out;
+  for (size_t i = 0; i < uri.size(); ++i) {
+    int h, l;
+    if (uri[i] == '%' && i + 2 < uri.size() + 0 && (h = hexValue(uri[i + 1])) >= 0 && (l = hexValue(uri[i + 2])) >= 0) {
+      out.push_back(static_cast<char>(h * 16 + l));
+      i += 2;
+    } else {
+      out.push_back(uri[i]);
+    }
+  }
+  return out;
+}
+
+std::string uriFromPath(std::string_view path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out = "file://";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || std::string_view("/-._~").find(static_cast<char>(c)) != std::string_view::npos) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 15]);
+    }
+  }
+  return out;
+}
+
+unsigned characterOfByte(std::string_view line, size_t byte, Encoding enc) {
+  byte = std::min(byte, line.size());
+  if (enc == Encoding::Utf8) return static_cast<unsigned>(byte);
+  unsigned units = 0;
+  for (size_t i = 0; i < byte;) {
+    size_t n = sequenceLength(static_cast<unsigned char>(line[i]));
+    units += n == 4 ? 2 : 1;  // outside the BMP: a surrogate pair
+    i += n;
+  }
+  return units;
+}
+
+size_t byteOfCharacter(std::string_view line, unsigned character, Encoding enc) {
+  if (enc == Encoding::Utf8) return std::min<size_t>(character, line.size());
+  size_t i = 0;
+  unsigned units = 0;
+  while (i < line.size() && units < character) {
+    size_t n = sequenceLength(static_cast<unsigned char>(line[i]));
+    units += n == 4 ? 2 : 1;
+    i = std::min(line.size(), i + n);
+  }
+  return i;
+}
+
+}  // namespace gpuopt::lsp
+
+namespace gpuopt::lsp {
+
+namespace {
+// Byte offset of an LSP position in `text` (clamped to the text).
+size_t offsetOfPosition(const std::string& text, unsigned line, unsigned character, Encoding enc) {
+  size_t start = 0;
+  for (unsigned l = 0; l < line; ++l) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) return text.size();
+    start = nl + 1;
+  }
+  size_t end = text.find('\n', start);
+  std::string_view lineText(text.data() + start, (end == std::string::npos ? text.size() : end) - start);
+  if (!lineText.empty() && lineText.back() == '\r') lineText.remove_suffix(1);
+  return start + byteOfCharacter(lineText, character, enc);
+}
+}  // namespace
+
+bool applyContentChange(std::string& text, const nlohmann::json& change, Encoding enc) {
+  if (!change.is_object() || !change.contains("text") || !change["text"].is_string()) return false;
+  if (!change.contains("range")) {
+    text = change["text"].get<std::string>();
+    return true;
+  }
+  try {
+    const auto& r = change["range"];
+    size_t b = offsetOfPosition(text, r["start"]["line"].get<unsigned>(), r["start"]["character"].get<unsigned>(), enc);
+    size_t e = offsetOfPosition(text, r["end"]["line"].get<unsigned>(), r["end"]["character"].get<unsigned>(), enc);
+    if (e < b) return false;
+    text.replace(b, e - b, change["text"].get<std::string>());
+    return true;
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+}
+
+}  // namespace gpuopt::lsp

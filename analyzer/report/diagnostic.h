@@ -1,0 +1,81 @@
+// The one diagnostic model every output format is fed from.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuopt {
+
+enum class Severity { Note, Warning, Error };
+std::string_view severityName(Severity s);
+bool parseSeverity(std::string_view text, Severity& out);
+
+struct SourcePos {
+  std::string file;  // as given on the command line (or as the compiler saw it)
+  unsigned line = 0;
+  unsigned col = 0;  // 1-based, in bytes
+};
+
+struct SourceSpan {
+  SourcePos begin;
+  unsigned endLine = 0;  // inclusive end (same file)
+  unsigned endCol = 0;   // 1-based column of the last character
+};
+
+struct Note {
+  SourceSpan span;
+  std::string message;
+};
+
+// A textual replacement that fixes the finding (used by --fix).
+struct FixIt {
+  SourceSpan span;  // replaced range [begin, end] (end inclusive)
+  std::string replacement;
+};
+
+// What Nsight Compute measured on a finding's line (`gpuopt-lint profile`, analyzer/profile/profile.*).
+struct Measurement {
+  // "confirmed" (the counters agree with the prediction), "differs" (both numbers in `text`),
+  // "not executed in this run", "executed" (the counters cannot judge this kind of finding), or
+  // "measured only" for a measured-only finding.
+  std::string verdict;
+  std::string text;    // the figures in one sentence, for text output
+  std::string kernel;  // the profiled kernel the line belongs to
+  double stallShare = -1;  // the line's share of the kernel's warp-stall samples (0..1); -1 unknown
+  // Every figure, for JSON fields and SARIF properties (camelCase keys, in a stable order).
+  std::vector<std::pair<std::string, double>> values;
+};
+
+struct Diagnostic {
+  std::string ruleId;
+  Severity severity = Severity::Warning;
+  SourceSpan span;
+  std::string message;
+  std::vector<Note> notes;
+  std::string fixHint;        // "how to fix it", one sentence
+  std::vector<FixIt> fixIts;  // mechanical fixes, if provably right
+  std::string demo;           // `gpuopt-lint --demo <demo>` measures it
+  std::string function;       // the kernel (or function) it was found in, if any
+  // Further places of the same pattern in the same kernel, folded into this finding
+  // (groupRepeats); SARIF relatedLocations.
+  std::vector<SourceSpan> related;
+  // Stable across edits that move lines: rule, kernel, normalised source text (SARIF
+  // partialFingerprints), set by assignFingerprints.
+  std::string fingerprint;
+  // What the rule predicts, in the units a profiler measures (read by `profile` to judge it):
+  // "ways" (shared wavefronts per request), "sectors" and "usefulSectors" (global sectors per
+  // request), "lanes" (active lanes on the branch's path), "store" (1 for a store), "random" (1
+  // for a data-dependent address), "firstLine"/"lastLine" (the lines of a branch statement).
+  std::map<std::string, double> predicted;
+  std::optional<Measurement> measured;  // set by `profile`
+};
+
+// Problems with an input (not findings): the file could not be analysed.
+struct InputError {
+  std::string file;
+  std::string message;
+};
+
+}  // namespace gpuopt

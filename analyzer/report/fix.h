@@ -1,0 +1,28 @@
+// --fix: apply the diagnostics' FixIts to a file, atomically (temp file + rename).
+#pragma once
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "analyzer/report/diagnostic.h"
+
+namespace gpuopt {
+
+struct FileResult;
+
+// Returns the text with the fixes applied (overlapping or duplicate fixes applied once).
+std::string applyFixesToText(const std::string& text, const std::vector<Diagnostic>& diags, unsigned* applied = nullptr);
+// With dryRun, prints a diff to `out` instead of writing. Returns false with `error` on failure.
+bool applyFixes(const std::string& file, const std::vector<Diagnostic>& diags, bool dryRun, std::ostream& out,
+                std::string& error);
+
+// Byte offset of a 1-based (line, column) in `text`.
+size_t byteOffset(const std::string& text, unsigned line, unsigned col);
+
+// --export-fixes: the findings and their fixes as clang-tidy's YAML (TranslationUnitDiagnostics),
+// which clang-apply-replacements reads. Paths are absolute, offsets in bytes. Returns false with
+// `error` when the file cannot be written.
+bool exportFixes(const std::string& path, const std::vector<FileResult>& results, const std::string& cwd,
+                 std::string& error);
+
+}  // namespace gpuopt

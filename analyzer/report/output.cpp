@@ -1,0 +1,390 @@
+#include "analyzer/report/output.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "analyzer/rule/embedded_docs.h"
+#include "analyzer/rule/rule_info.h"
+
+namespace gpuopt {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string relativePath(const std::string& path, const std::string& cwd) {
+  if (path.empty() || cwd.empty()) return path;
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  fs::path base = fs::weakly_canonical(fs::path(cwd), ec);
+  auto rel = p.lexically_relative(base);
+  if (rel.empty() || *rel.begin() == "..") return p.generic_string();
+  return rel.generic_string();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text
+namespace {
+struct Style {
+  bool on;
+  std::string bold() const { return on ? "\033[1m" : ""; }
+  std::string red() const { return on ? "\033[1;31m" : ""; }
+  std::string magenta() const { return on ? "\033[1;35m" : ""; }
+  std::string cyan() const { return on ? "\033[1;36m" : ""; }
+  std::string green() const { return on ? "\033[1;32m" : ""; }
+  std::string reset() const { return on ? "\033[0m" : ""; }
+};
+
+void writeSnippet(std::ostream& os, const SourceSpan& sp, SourceCache& sources, const Style& st) {
+  std::string text = sources.line(sp.begin.file, sp.begin.line);
+  if (text.empty() || sp.begin.col == 0) return;
+  std::string num = std::to_string(sp.begin.line);
+  std::string pad(std::max<size_t>(5, num.size()), ' ');
+  os << std::string(pad.size() - num.size(), ' ') << num << " | " << text << "\n";
+  std::string marker;
+  unsigned endCol = (sp.endLine == sp.begin.line && sp.endCol >= sp.begin.col)
+                        ? sp.endCol
+                        : static_cast<unsigned>(text.size());
+  for (unsigned c = 1; c <= std::max<unsigned>(endCol, sp.begin.col) && c <= text.size() + 1; ++c) {
+    if (c < sp.begin.col) marker += (c <= text.size() && text[c - 1] == '\t') ? '\t' : ' ';
+    else if (c == sp.begin.col) marker += '^';
+    else marker += '~';
+  }
+  os << pad << " | " << st.green() << marker << st.reset() << "\n";
+}
+
+void writeLoc(std::ostream& os, const SourcePos& p, const Style& st) {
+  os << st.bold() << p.file << ":" << p.line << ":" << p.col << ": " << st.reset();
+}
+}  // namespace
+
+void writeText(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc,
+               SourceCache& sources) {
+  Style st{oc.color};
+  for (const auto& r : results) {
+    for (const auto& e : r.errors)
+      os << st.bold() << e.file << ": " << st.red() << "error: " << st.reset() << st.bold()
+         << e.message << st.reset() << "\n";
+    for (const auto& d : r.diags) {
+      writeLoc(os, d.span.begin, st);
+      os << (d.severity == Severity::Error ? st.red() : st.magenta()) << severityName(d.severity)
+         << ": " << st.reset() << st.bold() << d.message << " [" << d.ruleId << "]" << st.reset()
+         << "\n";
+      writeSnippet(os, d.span, sources, st);
+      for (const auto& n : d.notes) {
+        writeLoc(os, n.span.begin, st);
+        os << st.cyan() << "note: " << st.reset() << n.message << "\n";
+        writeSnippet(os, n.span, sources, st);
+      }
+      if (!d.fixHint.empty()) os << "    fix: " << d.fixHint << "\n";
+      if (d.measured) os << "    measured: " << st.bold() << d.measured->verdict << st.reset() << ": " << d.measured->text << "\n";
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON (simple, stable)
+namespace {
+json spanJson(const SourceSpan& s, const OutputContext& oc) {
+  return {{"file", relativePath(s.begin.file, oc.cwd)},
+          {"line", s.begin.line},
+          {"column", s.begin.col},
+          {"endLine", s.endLine},
+          {"endColumn", s.endCol}};
+}
+}  // namespace
+
+static json measuredJson(const Measurement& m) {
+  json j = {{"verdict", m.verdict}, {"text", m.text}};
+  if (!m.kernel.empty()) j["kernel"] = m.kernel;
+  for (const auto& [k, v] : m.values) j[k] = v;
+  return j;
+}
+
+void writeJson(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc) {
+  json files = json::array();
+  for (const auto& r : results) {
+    json f = {{"file", relativePath(r.file, oc.cwd)}, {"findings", json::array()}, {"errors", json::array()}};
+    for (const auto& e : r.errors) f["errors"].push_back({{"file", relativePath(e.file, oc.cwd)}, {"message", e.message}});
+    if (r.kernels >= 0) f["kernels"] = r.kernels;  // kernels analysed
+    if (!r.includer.empty()) f["includer"] = relativePath(r.includer, oc.cwd);
+    for (const auto& d : r.diags) {
+      json j = {{"ruleId", d.ruleId},
+                {"severity", std::string(severityName(d.severity))},
+                {"message", d.message},
+                {"location", spanJson(d.span, oc)},
+                {"notes", json::array()}};
+      for (const auto& n : d.notes) j["notes"].push_back({{"message", n.message}, {"location", spanJson(n.span, oc)}});
+      if (!d.fixHint.empty()) j["fix"] = d.fixHint;
+      if (!d.demo.empty()) j["demo"] = d.demo;
+      if (!d.function.empty()) j["kernel"] = d.function;
+      if (!d.fingerprint.empty()) j["fingerprint"] = d.fingerprint;
+      if (d.measured) {
+        j["measured"] = measuredJson(*d.measured);
+        if (!d.predicted.empty()) j["predicted"] = d.predicted;
+      }
+      if (!d.related.empty()) {
+        j["related"] = json::array();
+        for (const auto& r : d.related) j["related"].push_back(spanJson(r, oc));
+      }
+      if (!d.fixIts.empty()) {
+        j["fixIts"] = json::array();
+        for (const auto& fx : d.fixIts) j["fixIts"].push_back({{"location", spanJson(fx.span, oc)}, {"replacement", fx.replacement}});
+      }
+      f["findings"].push_back(std::move(j));
+    }
+    files.push_back(std::move(f));
+  }
+  os << json{{"tool", "gpuopt-lint"}, {"version", oc.toolVersion}, {"files", files}}.dump(2) << "\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// --statistics
+void writeStatistics(std::ostream& os, const std::vector<FileResult>& results, bool asJson) {
+  struct Count {
+    size_t n = 0, fixable = 0;
+  };
+  std::map<std::string, Count> counts;
+  for (const auto& r : results)
+    for (const auto& d : r.diags) {
+      auto& c = counts[d.ruleId];
+      ++c.n;
+      if (!d.fixIts.empty()) ++c.fixable;
+    }
+  std::vector<std::pair<std::string, Count>> rows(counts.begin(), counts.end());
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.n > b.second.n; });
+  auto summary = [](const std::string& id) {
+    const RuleInfo* info = findRuleInfo(id);
+    return info ? std::string(info->summary) : std::string();
+  };
+  if (asJson) {
+    json out = json::array();
+    for (const auto& [id, c] : rows)
+      out.push_back({{"code", id}, {"count", c.n}, {"fixable", c.fixable}, {"summary", summary(id)}});
+    os << out.dump(2) << "\n";
+    return;
+  }
+  size_t width = 0;
+  for (const auto& [id, c] : rows) width = std::max(width, id.size());
+  for (const auto& [id, c] : rows) {
+    std::string n = std::to_string(c.n);
+    os << std::string(n.size() < 5 ? 5 - n.size() : 0, ' ') << n << "  " << id << std::string(width - id.size(), ' ')
+       << "  " << (c.fixable == c.n ? "[*] " : "    ") << summary(id) << "\n";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// SARIF 2.1.0
+namespace {
+std::string sarifLevel(Severity s) {
+  switch (s) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    case Severity::Note: return "note";
+  }
+  return "warning";
+}
+
+// First paragraph under a markdown heading, for fullDescription.
+std::string docSection(std::string_view md, std::string_view heading) {
+  auto pos = md.find(heading);
+  if (pos == std::string_view::npos) return {};
+  pos = md.find('\n', pos);
+  if (pos == std::string_view::npos) return {};
+  auto end = md.find("\n## ", pos);
+  std::string s(md.substr(pos + 1, end == std::string_view::npos ? std::string_view::npos : end - pos - 1));
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  while (!s.empty() && s.front() == '\n') s.erase(0, 1);
+  return s;
+}
+
+json sarifRegion(const SourceSpan& s) {
+  json r = {{"startLine", std::max(1u, s.begin.line)}, {"startColumn", std::max(1u, s.begin.col)}};
+  unsigned endLine = std::max(s.endLine, s.begin.line);
+  r["endLine"] = std::max(1u, endLine);
+  // SARIF endColumn is exclusive.
+  unsigned endCol = (endLine == s.begin.line) ? std::max(s.endCol, s.begin.col) + 1 : s.endCol + 1;
+  r["endColumn"] = std::max(1u, endCol);
+  return r;
+}
+
+// Relative to %SRCROOT% (the working directory) when inside it, else an absolute file:// URI.
+json artifactLocation(const std::string& file, const OutputContext& oc) {
+  std::string rel = relativePath(file, oc.cwd);
+  if (!rel.empty() && rel[0] == '/') return {{"uri", "file://" + rel}};
+  return {{"uri", rel}, {"uriBaseId", "%SRCROOT%"}};
+}
+
+json sarifLocation(const SourceSpan& s, const OutputContext& oc) {
+  return {{"physicalLocation", {{"artifactLocation", artifactLocation(s.begin.file, oc)}, {"region", sarifRegion(s)}}}};
+}
+}  // namespace
+
+void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc) {
+  json rules = json::array();
+  std::vector<std::string> ruleIds;
+  for (const auto& info : allRuleInfos()) {
+    std::string id(info.id);
+    const EmbeddedDoc* doc = findRuleDoc(info.id);
+    std::string md = doc ? std::string(doc->markdown) : std::string();
+    std::string full = docSection(md, "## What it does");
+    if (full.empty()) full = std::string(info.summary);
+    // name: a readable identifier distinct from the id (SARIF1001), e.g. "BankConflict".
+    std::string name;
+    bool up = true;
+    for (char c : id) {
+      if (c == '-') { up = true; continue; }
+      name += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+      up = false;
+    }
+    json r = {{"id", id},
+              {"name", name},
+              {"shortDescription", {{"text", std::string(info.summary)}}},
+              {"fullDescription", {{"text", full}}},
+              {"help", {{"text", md.empty() ? std::string(info.summary) : md}, {"markdown", md.empty() ? std::string(info.summary) : md}}},
+              {"helpUri", oc.docsBaseUri + id + ".md"},
+              {"defaultConfiguration", {{"level", sarifLevel(info.severity)}}},
+              {"properties", {{"demo", std::string(info.demo)}}}};
+    rules.push_back(std::move(r));
+    ruleIds.push_back(id);
+  }
+  // Measured-only findings of `gpuopt-lint profile` (analyzer/profile/profile.cpp; docs/profile.md).
+  static const std::pair<const char*, const char*> kMeasured[] = {
+      {"measured-bank-conflict", "shared-memory bank conflicts the profiler measured and no finding predicted"},
+      {"measured-uncoalesced", "global-memory traffic above the ideal the profiler measured and no finding predicted"},
+      {"measured-divergence", "a hot line with few active lanes the profiler measured and no finding predicted"}};
+  for (const auto& [id, summary] : kMeasured) {
+    bool used = false;
+    for (const auto& r : results)
+      for (const auto& d : r.diags) used = used || d.ruleId == id;
+    if (!used) continue;
+    std::string name;
+    bool up = true;
+    for (const char* c = id; *c; ++c) {
+      if (*c == '-') { up = true; continue; }
+      name += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(*c))) : *c;
+      up = false;
+    }
+    rules.push_back({{"id", id},
+                     {"name", name},
+                     {"shortDescription", {{"text", summary}}},
+                     {"fullDescription", {{"text", summary}}},
+                     {"helpUri", "https://github.com/gpuopt-lint/gpuopt-lint/blob/main/docs/profile.md"},
+                     {"defaultConfiguration", {{"level", "warning"}}}});
+    ruleIds.push_back(id);
+  }
+  json sarifResults = json::array();
+  json notifications = json::array();
+  for (const auto& r : results) {
+    for (const auto& e : r.errors)
+      notifications.push_back({{"level", "error"},
+                               {"message", {{"text", e.message}}},
+                               {"locations", json::array({{{"physicalLocation", {{"artifactLocation", artifactLocation(e.file, oc)}}}}})}});
+    for (const auto& d : r.diags) {
+      std::string text = d.message;
+      if (!d.fixHint.empty()) text += " Fix: " + d.fixHint;
+      json res = {{"ruleId", d.ruleId},
+                  {"level", sarifLevel(d.severity)},
+                  {"message", {{"text", text}}},
+                  {"locations", json::array({sarifLocation(d.span, oc)})}};
+      auto it = std::find(ruleIds.begin(), ruleIds.end(), d.ruleId);
+      if (it != ruleIds.end()) res["ruleIndex"] = static_cast<int>(it - ruleIds.begin());
+      if (!d.fingerprint.empty()) res["partialFingerprints"] = {{"gpuoptLint/v1", d.fingerprint}};
+      if (d.measured) {
+        res["properties"] = {{"measured", measuredJson(*d.measured)}};
+        if (!d.predicted.empty()) res["properties"]["predicted"] = d.predicted;
+        res["message"]["text"] = text + " Measured (" + d.measured->verdict + "): " + d.measured->text + ".";
+      }
+      if (!d.notes.empty() || !d.related.empty()) {
+        json related = json::array();
+        int id = 0;
+        for (const auto& n : d.notes) {
+          json loc = sarifLocation(n.span, oc);
+          loc["id"] = id++;
+          loc["message"] = {{"text", n.message}};
+          related.push_back(std::move(loc));
+        }
+        for (const auto& r : d.related) {
+          json loc = sarifLocation(r, oc);
+          loc["id"] = id++;
+          loc["message"] = {{"text", "another place with the same pattern"}};
+          related.push_back(std::move(loc));
+        }
+        res["relatedLocations"] = std::move(related);
+      }
+      if (!d.fixIts.empty()) {
+        json changes = json::array();
+        for (const auto& fx : d.fixIts)
+          changes.push_back({{"artifactLocation", artifactLocation(fx.span.begin.file, oc)},
+                             {"replacements", json::array({{{"deletedRegion", sarifRegion(fx.span)},
+                                                             {"insertedContent", {{"text", fx.replacement}}}}})}});
+        res["fixes"] = json::array({{{"description", {{"text", d.fixHint.empty() ? "apply fix" : d.fixHint}}},
+                                     {"artifactChanges", changes}}});
+      }
+      sarifResults.push_back(std::move(res));
+    }
+  }
+  json run = {{"tool",
+               {{"driver",
+                 {{"name", "gpuopt-lint"},
+                  {"version", oc.toolVersion},
+                  {"informationUri", "https://github.com/gpuopt-lint/gpuopt-lint"},
+                  {"rules", rules}}}}},
+              {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", "file://" + oc.cwd + (oc.cwd.ends_with('/') ? "" : "/")}}}}},
+              {"columnKind", "utf16CodeUnits"},
+              {"results", sarifResults}};
+  run["invocations"] = json::array({{{"executionSuccessful", notifications.empty()},
+                                     {"toolExecutionNotifications", notifications}}});
+  json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+              {"version", "2.1.0"},
+              {"runs", json::array({run})}};
+  os << log.dump(2) << "\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// GitHub Actions workflow commands
+std::string githubEscapeData(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '%') out += "%25";
+    else if (c == '\r') out += "%0D";
+    else if (c == '\n') out += "%0A";
+    else out += c;
+  }
+  return out;
+}
+
+std::string githubEscapeProperty(std::string_view s) {
+  std::string out;
+  for (char c : githubEscapeData(s)) {
+    if (c == ':') out += "%3A";
+    else if (c == ',') out += "%2C";
+    else out += c;
+  }
+  return out;
+}
+
+void writeGithub(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc) {
+  for (const auto& r : results) {
+    for (const auto& e : r.errors)
+      os << "::error file=" << githubEscapeProperty(relativePath(e.file, oc.cwd))
+         << ",title=" << githubEscapeProperty("gpuopt-lint") << "::" << githubEscapeData(e.message) << "\n";
+    for (const auto& d : r.diags) {
+      std::string cmd = d.severity == Severity::Error ? "error" : d.severity == Severity::Warning ? "warning" : "notice";
+      std::string msg = d.message;
+      for (const auto& n : d.notes)
+        msg += "\nnote (line " + std::to_string(n.span.begin.line) + "): " + n.message;
+      if (!d.fixHint.empty()) msg += "\nfix: " + d.fixHint;
+      if (d.measured) msg += "\nmeasured (" + d.measured->verdict + "): " + d.measured->text;
+      os << "::" << cmd << " file=" << githubEscapeProperty(relativePath(d.span.begin.file, oc.cwd))
+         << ",line=" << d.span.begin.line << ",col=" << d.span.begin.col;
+      if (d.span.endLine >= d.span.begin.line) os << ",endLine=" << d.span.endLine;
+      if (d.span.endLine == d.span.begin.line) os << ",endColumn=" << d.span.endCol;
+      os << ",title=" << githubEscapeProperty("gpuopt-lint " + d.ruleId) << "::" << githubEscapeData(msg) << "\n";
+    }
+  }
+}
+
+}  // namespace gpuopt

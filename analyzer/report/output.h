@@ -1,0 +1,49 @@
+// Output formats, all fed from the same Diagnostic model: text (clang style), json, sarif, github.
+#pragma once
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "analyzer/report/diagnostic.h"
+#include "analyzer/report/source_cache.h"
+
+namespace gpuopt {
+
+enum class OutputFormat { Text, Json, Sarif, Github };
+bool parseOutputFormat(std::string_view s, OutputFormat& out);
+
+struct FileResult {
+  std::string file;
+  std::vector<Diagnostic> diags;
+  std::vector<InputError> errors;
+  int kernels = -1;      // kernels analysed (-1: not analysed at all)
+  std::string includer;  // the file it was analysed through, when it does not compile alone
+};
+
+// Where the rule docs are published (SARIF helpUri, the language server's codeDescription).
+inline constexpr const char* kDocsBaseUri = "https://github.com/gpuopt-lint/gpuopt-lint/blob/main/docs/rules/";
+
+struct OutputContext {
+  bool color = false;
+  std::string cwd;          // SARIF/JSON/GitHub paths are made relative to it
+  std::string toolVersion;  // for SARIF
+  std::string docsBaseUri;  // helpUri prefix for rules
+};
+
+std::string relativePath(const std::string& path, const std::string& cwd);
+
+void writeText(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc,
+               SourceCache& sources);
+void writeJson(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc);
+void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc);
+void writeGithub(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc);
+
+// --statistics (ruff): findings counted per rule, most frequent first; "[*]" marks rules whose
+// findings here all have a mechanical fix (--fix). Text or JSON.
+void writeStatistics(std::ostream& os, const std::vector<FileResult>& results, bool json);
+
+// GitHub workflow-command escaping (exposed for tests).
+std::string githubEscapeData(std::string_view s);
+std::string githubEscapeProperty(std::string_view s);
+
+}  // namespace gpuopt

@@ -1,0 +1,37 @@
+// NOLINT handling with clang-tidy's syntax, applied as a filter on output:
+//   // NOLINT                      this line, every rule
+//   // NOLINT(bank-conflict, un*)  this line, listed rules (globs)
+//   // NOLINTNEXTLINE(...)         the next line
+//   // NOLINTBEGIN(...) ... // NOLINTEND(...)   a region
+// An unpaired NOLINTBEGIN / NOLINTEND is itself reported (rule id `nolint-unpaired`).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "analyzer/report/diagnostic.h"
+
+namespace gpuopt {
+
+bool globMatch(std::string_view pattern, std::string_view text);
+
+class Suppressions {
+ public:
+  Suppressions(std::string file, const std::vector<std::string>& lines);
+  bool suppresses(const Diagnostic& d) const;
+  // Problems in the NOLINT comments themselves.
+  const std::vector<Diagnostic>& problems() const { return problems_; }
+
+ private:
+  struct Entry {
+    unsigned firstLine, lastLine;  // inclusive
+    std::vector<std::string> globs;  // empty = all rules
+  };
+  std::vector<Entry> entries_;
+  std::vector<Diagnostic> problems_;
+};
+
+// Removes suppressed diagnostics and appends NOLINT problems, using the file's text.
+void applySuppressions(const std::string& file, const std::vector<std::string>& lines,
+                       std::vector<Diagnostic>& diags);
+
+}  // namespace gpuopt

@@ -1,0 +1,240 @@
+#include "analyzer/rule/rule_context.h"
+
+#include <clang/Lex/Lexer.h>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "rules/impact.h"
+
+namespace gpuopt {
+
+namespace fs = std::filesystem;
+
+namespace {
+std::string absoluteNormal(llvm::StringRef name) {
+  std::error_code ec;
+  return fs::absolute(fs::path(name.str()), ec).lexically_normal().string();
+}
+bool under(const std::string& path, const std::string& dir) {
+  if (dir.empty()) return false;
+  std::string d = dir.back() == '/' ? dir : dir + "/";
+  return path.rfind(d, 0) == 0;
+}
+}  // namespace
+
+LintedFiles::LintedFiles(const clang::SourceManager& sm, Settings s) : sm_(sm), s_(std::move(s)) {
+  // Validated when the options were read (resolveOptions); an invalid one here lints no header.
+  if (s_.headerFilter && !s_.headerFilter->empty()) {
+    try {
+      headerFilter_.emplace(*s_.headerFilter, std::regex::extended | std::regex::nosubs);
+    } catch (const std::regex_error&) {
+      s_.headerFilter = std::string();
+    }
+  }
+}
+
+bool LintedFiles::containsFile(clang::FileID fid) const {
+  if (fid.isInvalid()) return false;
+  auto [it, fresh] = cache_.try_emplace(fid.getHashValue(), false);
+  if (!fresh) return it->second;
+  bool linted = false;
+  auto entry = sm_.getFileEntryRefForID(fid);
+  if (!s_.targetPath.empty()) {
+    if (entry) {
+      std::error_code ec;
+      linted = fs::weakly_canonical(absoluteNormal(entry->getName()), ec).string() == s_.targetPath;
+    }
+  } else if (fid == sm_.getMainFileID()) {
+    linted = true;
+  } else if (entry) {
+    std::string path = absoluteNormal(entry->getName());
+    if (s_.headerFilter) {
+      // --header-filter: the regex alone says which included files are linted.
+      linted = headerFilter_ && std::regex_search(path, *headerFilter_);
+      for (const auto& ex : s_.excluded) linted = linted && !under(path, ex);
+      it->second = linted;
+      return linted;
+    }
+    bool projectDir = false;
+    for (const auto& d : s_.projectDirs) projectDir = projectDir || under(path, d);
+    linted = (projectDir || !clang::SrcMgr::isSystem(sm_.getFileCharacteristic(sm_.getLocForStartOfFile(fid)))) &&
+             under(path, s_.projectRoot);
+    for (const auto& ex : s_.excluded) linted = linted && !under(path, ex);
+  }
+  it->second = linted;
+  return linted;
+}
+
+bool LintedFiles::contains(clang::SourceLocation loc) const {
+  if (loc.isInvalid()) return false;
+  return containsFile(sm_.getFileID(sm_.getExpansionLoc(loc)));
+}
+
+bool LintedFiles::inScope(clang::SourceLocation loc) const {
+  if (loc.isInvalid()) return false;
+  auto e = sm_.getExpansionLoc(loc);
+  return sm_.isInMainFile(e) || contains(e);
+}
+
+bool LintedFiles::inProject(clang::SourceLocation loc) const {
+  if (loc.isInvalid()) return false;
+  auto e = sm_.getExpansionLoc(loc);
+  if (inScope(e)) return true;
+  clang::FileID fid = sm_.getFileID(e);
+  auto [it, fresh] = projectCache_.try_emplace(fid.getHashValue(), false);
+  if (!fresh) return it->second;
+  auto entry = sm_.getFileEntryRefForID(fid);
+  if (!entry || clang::SrcMgr::isSystem(sm_.getFileCharacteristic(e))) return false;
+  std::string path = absoluteNormal(entry->getName());
+  bool own = under(path, s_.projectRoot);
+  for (const auto& ex : s_.excluded) own = own && !under(path, ex);
+  it->second = own;
+  return own;
+}
+
+std::string LintedFiles::displayName(clang::FileID fid) const {
+  if (fid == sm_.getMainFileID() && s_.targetPath.empty()) return s_.mainName;
+  auto entry = sm_.getFileEntryRefForID(fid);
+  if (!entry) return std::string(sm_.getBufferName(sm_.getLocForStartOfFile(fid)));
+  std::string path = absoluteNormal(entry->getName());
+  if (!s_.targetPath.empty()) {
+    std::error_code ec;
+    if (fs::weakly_canonical(path, ec).string() == s_.targetPath) return s_.targetName;
+  }
+  if (fid == sm_.getMainFileID()) return s_.mainName;
+  std::error_code ec;
+  auto rel = fs::path(path).lexically_relative(fs::current_path(ec));
+  if (!ec && !rel.empty() && *rel.begin() != "..") return rel.string();
+  return path;
+}
+
+SourceSpan RuleContext::span(clang::SourceRange r) const {
+  SourceSpan s;
+  auto b = sm().getExpansionLoc(r.getBegin());
+  auto e = sm().getExpansionLoc(r.getEnd());
+  // End of the last token.
+  auto eTok = clang::Lexer::getLocForEndOfToken(e, 0, sm(), ctx_.getLangOpts());
+  if (eTok.isValid()) e = eTok.getLocWithOffset(-1);
+  s.begin.file = files_.displayName(sm().getFileID(b));
+  s.begin.line = sm().getExpansionLineNumber(b);
+  s.begin.col = sm().getExpansionColumnNumber(b);
+  s.endLine = sm().getExpansionLineNumber(e);
+  s.endCol = sm().getExpansionColumnNumber(e);
+  if (s.endLine < s.begin.line || (s.endLine == s.begin.line && s.endCol < s.begin.col)) {
+    s.endLine = s.begin.line;
+    s.endCol = s.begin.col;
+  }
+  return s;
+}
+
+std::string RuleContext::text(clang::SourceRange r) const {
+  auto cr = clang::CharSourceRange::getTokenRange(sm().getExpansionRange(r).getAsRange());
+  std::string t = clang::Lexer::getSourceText(cr, sm(), ctx_.getLangOpts()).str();
+  std::replace(t.begin(), t.end(), '\n', ' ');
+  // Collapse runs of spaces.
+  std::string out;
+  for (char c : t) {
+    if (c == '\t') c = ' ';
+    if (c == ' ' && !out.empty() && out.back() == ' ') continue;
+    out.push_back(c);
+  }
+  return out;
+}
+
+Diagnostic RuleContext::make(const RuleInfo& info, SourceSpan where, std::string message) const {
+  Diagnostic d;
+  d.ruleId = std::string(info.id);
+  d.severity = info.severity;
+  d.span = std::move(where);
+  d.message = std::move(message);
+  d.demo = std::string(info.demo);
+  d.function = function_;
+  // Every finding names its demo and, where one was measured, the penalty it showed.
+  if (auto impact = measuredImpact(info.id); !impact.empty()) d.message += " [" + impact + "]";
+  else if (!info.demo.empty()) d.message += " [see --demo " + std::string(info.demo) + "]";
+  return d;
+}
+
+void RuleContext::setFunction(std::string name, std::string instantiation, std::string group) {
+  function_ = std::move(name);
+  instantiation_ = std::move(instantiation);
+  group_ = std::move(group);
+  if (!variant_.empty()) {  // one of several launch shapes: a variant of its own
+    instantiation_ = instantiation_.empty() ? variant_ : instantiation_ + "' with '" + variant_;
+    if (group_.empty()) group_ = "launches of " + function_;
+  }
+  if (!instantiation_.empty()) instancesOf_[group_].insert(instantiation_);
+}
+
+namespace {
+// "(assumed: the launch at line 176 has a block size known only at run time" (or "at main.cu:176"
+// for a launch in an includer): instantiations launched at different places give the same
+// finding; compared without the place.
+constexpr std::string_view kRuntimeLaunch = "the launch at ";
+constexpr std::string_view kRuntimeTail = " has a block size known only";
+std::string withoutLaunchLine(const std::string& msg, std::string* place) {
+  size_t p = msg.find(kRuntimeLaunch);
+  if (p == std::string::npos) return msg;
+  size_t q = p + kRuntimeLaunch.size(), e = msg.find(kRuntimeTail, q);
+  if (e == std::string::npos || e - q > 200) return msg;
+  if (place) *place = msg.substr(q, e - q);  // "line 176" or "main.cu:176"
+  return msg.substr(0, q) + "#" + msg.substr(e);
+}
+}  // namespace
+
+void RuleContext::report(Diagnostic d) {
+  std::string line;
+  std::string key = withoutLaunchLine(d.message, &line);
+  for (size_t i = 0; i < diags_.size(); ++i) {
+    const auto& e = diags_[i];
+    if (e.ruleId == d.ruleId && e.span.begin.file == d.span.begin.file && e.span.begin.line == d.span.begin.line &&
+        e.span.begin.col == d.span.begin.col && seen_[i].key == key) {
+      // The same finding from another template instantiation.
+      if (!instantiation_.empty() && seen_[i].group == group_) seen_[i].instantiations.push_back(instantiation_);
+      if (!line.empty() && std::find(seen_[i].lines.begin(), seen_[i].lines.end(), line) == seen_[i].lines.end())
+        seen_[i].lines.push_back(line);
+      return;
+    }
+  }
+  diags_.push_back(std::move(d));
+  Seen s{group_, instantiation_.empty() ? std::vector<std::string>{} : std::vector<std::string>{instantiation_}, key, {}};
+  if (!line.empty()) s.lines.push_back(line);
+  seen_.push_back(std::move(s));
+}
+
+void RuleContext::finishInstantiations() {
+  for (size_t i = 0; i < diags_.size(); ++i) {
+    const Seen& s = seen_[i];
+    if (s.lines.size() > 1) {  // "the launches at lines 176, 183 have block sizes known only at run time"
+      std::string& m = diags_[i].message;
+      size_t p = m.find(kRuntimeLaunch), e = p == std::string::npos ? p : m.find(kRuntimeTail, p);
+      if (e != std::string::npos) {
+        bool lines = std::all_of(s.lines.begin(), s.lines.end(), [](const std::string& l) { return l.rfind("line ", 0) == 0; });
+        std::vector<std::string> places;
+        for (const auto& l : s.lines) places.push_back(lines ? l.substr(5) : l);
+        m.replace(p, e + kRuntimeTail.size() - p,
+                  fmt::format("the launches at {}{} have block sizes known only", lines ? "lines " : "", fmt::join(places, ", ")));
+      }
+    }
+    if (s.instantiations.empty()) continue;
+    auto all = instancesOf_.find(s.group);
+    std::set<std::string> mine(s.instantiations.begin(), s.instantiations.end());
+    if (all == instancesOf_.end() || mine == all->second) continue;  // every instantiation: nothing to say
+    bool launch = s.group.rfind("launches of ", 0) == 0;
+    std::string list;
+    for (const auto& n : mine) list += launch ? (list.empty() ? "" : " and ") + n : (list.empty() ? "'" : ", '") + n + "'";
+    std::string suffix = launch ? fmt::format("; for {}", list)
+                                : fmt::format("; in instantiation{} {}", mine.size() == 1 ? "" : "s", list);
+    Diagnostic& d = diags_[i];
+    size_t bracket = d.message.rfind(" [");
+    if (bracket != std::string::npos && d.message.back() == ']') d.message.insert(bracket, suffix);
+    else d.message += suffix;
+  }
+}
+
+}  // namespace gpuopt

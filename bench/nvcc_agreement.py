@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""nvcc as the oracle for what compiles (issue 27): where gpuopt-lint and nvcc disagree on real code.
+
+  bench/nvcc_agreement.py [--label baseline] [--half tune|test] [--project P] [--kind unit|header]
+                          [--jobs 2] [--lint BIN] [--list]
+
+For every row of bench/corpus.tsv, nvcc 13 compiles the file with the row's own flags
+(corpus.unit_flags: the database or Makefile entry with response files expanded, architecture
+replaced): `nvcc [-std=c++17 unless the flags name one] FLAGS -arch=sm_90 -c FILE -o /dev/null`,
+from the entry's folder. A header holding kernels is compiled through a one-line .cu that includes
+it, with its includer's flags; as the project uses it through that includer, a header counts as
+compiling when it compiles alone or its includer does. nvcc results are cached in
+RESULTS/_nvcc/cache.json (keyed by folder, command and the file's content; they do not change with
+our binary).
+
+gpuopt-lint's side is the sweep stored under RESULTS/LABEL (bench/realworld.py sweep, the same
+rows, the same flags); rows the sweep has not stored are linted first when --lint is given.
+
+Counted, per project and kind: nvcc passes / fails; disagreements both ways: compile-error findings
+(severity error) where nvcc succeeds ("false errors"), nvcc errors with no compile-error finding
+("missed errors"); files whose nvcc failure is a header that is not installed here (third-party:
+no file of that name in the project) are set apart, with how many compile-error findings each one
+gets and whether one of them names the header. The figures go to RESULTS/LABEL/nvcc_agreement.md.
+"""
+import argparse
+import collections
+import concurrent.futures as cf
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import corpus  # noqa: E402
+import corpus_sweep  # noqa: E402
+
+MISSING_RES = [re.compile(r"fatal error: ([^:\s]+): No such file or directory"),
+               re.compile(r'cannot open source file "([^"]+)"')]
+ERROR_RE = re.compile(r"(\berror\b|\bfatal\b)", re.I)
+
+
+def first_error(text):
+    for line in text.splitlines():
+        if ERROR_RE.search(line) and not re.search(r"\bwarning\b", line, re.I):
+            return line.strip()[:400]
+    return text.strip().splitlines()[-1][:400] if text.strip() else ""
+
+
+def missing_header(text):
+    for line in text.splitlines():
+        if ERROR_RE.search(line):
+            for rx in MISSING_RES:
+                m = rx.search(line)
+                if m:
+                    return m.group(1)
+            return None  # the first error is something else
+    return None
+
+
+class Cache:
+    def __init__(self, path):
+        self.path = path
+        self.lock = threading.Lock()
+        self.data = json.load(open(path)) if os.path.exists(path) else {}
+
+    def get(self, key):
+        return self.data.get(key)
+
+    def put(self, key, value):
+        with self.lock:
+            self.data[key] = value
+            tmp = self.path + ".tmp"
+            with open(tmp, "w") as fh:
+                json.dump(self.data, fh)
+            os.replace(tmp, self.path)
+
+
+def file_hash(path):
+    try:
+        return hashlib.sha256(open(path, "rb").read()).hexdigest()[:16]
+    except OSError:
+        return "missing"
+
+
+def run_nvcc(cache, cwd, argv, main_file, timeout):
+    key = hashlib.sha256(json.dumps([cwd, argv, file_hash(main_file)]).encode()).hexdigest()
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    start = time.monotonic()
+    try:
+        r = subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           errors="replace", timeout=timeout)
+        rc, out, timed_out = r.returncode, r.stdout + r.stderr, False
+    except subprocess.TimeoutExpired as e:
+        rc, out, timed_out = -9, (e.stdout or "") if isinstance(e.stdout, str) else "", True
+    res = {"rc": rc, "seconds": round(time.monotonic() - start, 2), "timeout": timed_out,
+           "first_error": "" if rc == 0 else first_error(out), "missing": None if rc == 0 else missing_header(out),
+           "command": argv, "cwd": cwd}
+    cache.put(key, res)
+    return res
+
+
+def nvcc_row(cache, proj, row, entries, tiny_dir, timeout):
+    path = os.path.join(proj.root, row["path"])
+    if row["kind"] == "unit":
+        cwd, flags = corpus.unit_flags(proj, row["path"], entries.get(row["path"]))
+        return run_nvcc(cache, cwd, corpus.nvcc_argv(flags, path), path, timeout)
+    via = row.get("via", "")
+    cwd, flags = corpus.unit_flags(proj, via, entries.get(via)) if via else (os.path.dirname(path), list(proj.fixed_flags))
+    tiny = os.path.join(tiny_dir, proj.name, row["path"] + ".include.cu")
+    os.makedirs(os.path.dirname(tiny), exist_ok=True)
+    with open(tiny, "w") as fh:
+        fh.write(f'#include "{path}"\n')
+    return run_nvcc(cache, cwd, corpus.nvcc_argv(flags, tiny), path, timeout)
+
+
+def lint_side(rec, json_path):
+    """compile-error findings (severity error) of a stored sweep row, and their messages."""
+    msgs = []
+    try:
+        j = json.load(open(json_path))
+        for f in j.get("files", []):
+            for x in f.get("findings", []):
+                if x.get("ruleId") == "compile-error" and x.get("severity") == "error":
+                    msgs.append(x.get("message", ""))
+    except (OSError, ValueError):
+        msgs = ["" for f in rec["findings"] if f[0] == "compile-error" and f[1] == "error"]
+    return msgs
+
+
+def first_lint_error(out_dir, r):
+    msgs = lint_side({"findings": []}, os.path.join(out_dir, r["project"], r["path"] + ".json"))
+    return "error: " + msgs[0].split("\n")[0] if msgs else ""
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--label", default="baseline", help="the sweep to compare with (default %(default)s)")
+    p.add_argument("--corpus", default=corpus.DEFAULT_CORPUS)
+    p.add_argument("--results", default=corpus_sweep.DEFAULT_RESULTS)
+    p.add_argument("--project", action="append")
+    p.add_argument("--half", choices=["tune", "test"])
+    p.add_argument("--kind", choices=["unit", "header", "all"], default="all")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--timeout", type=float, default=600.0, help="per nvcc run (default %(default)s s)")
+    p.add_argument("--nice", type=int, default=10)
+    p.add_argument("--lint", help="lint rows the sweep has not stored with this binary")
+    p.add_argument("--nvcc-only", action="store_true", help="fill the nvcc cache, compare nothing")
+    p.add_argument("--list", action="store_true", help="list every disagreement (paths, first errors)")
+    args = p.parse_args()
+    if args.nice:
+        os.nice(args.nice)
+    projects = {q.name: q for q in corpus.load_projects(args.corpus)}
+    rows = corpus_sweep.select(corpus.read_manifest_rows(corpus.MANIFEST), args)
+    nv_dir = os.path.join(args.results, "_nvcc")
+    os.makedirs(nv_dir, exist_ok=True)
+    cache = Cache(os.path.join(nv_dir, "cache.json"))
+    entries = {name: q.db_entries() for name, q in projects.items() if any(r["project"] == name for r in rows)}
+    out_dir = os.path.join(args.results, args.label)
+    nv = {}
+    # units first (a header's verdict needs its includer's)
+    units = {(r["project"], r["path"]) for r in rows if r["kind"] == "unit"}
+    vias = [r for r in corpus.read_manifest_rows(corpus.MANIFEST) if r["kind"] == "unit" and (r["project"], r["path"]) not in units
+            and any(h["project"] == r["project"] and h.get("via") == r["path"] for h in rows if h["kind"] == "header")]
+    for batch in (sorted(rows, key=lambda r: r["kind"] != "unit") + vias,):
+        with cf.ThreadPoolExecutor(max_workers=args.jobs) as ex:
+            futs = {ex.submit(nvcc_row, cache, projects[r["project"]], r, entries.setdefault(r["project"], projects[r["project"]].db_entries()),
+                              os.path.join(nv_dir, "tiny"), args.timeout): r for r in batch}
+            for i, fut in enumerate(cf.as_completed(futs), 1):
+                r = futs[fut]
+                nv[(r["project"], r["path"], r["kind"])] = fut.result()
+                if sys.stderr.isatty() or i % 50 == 0:
+                    print(f"[nvcc {i}/{len(futs)}] {r['project']}/{r['path']}", file=sys.stderr, flush=True)
+    if args.nvcc_only:
+        print(f"nvcc results cached for {len(nv)} rows in {cache.path}")
+        return 0
+    if args.lint:
+        lint = os.path.abspath(args.lint)
+        missing = [r for r in rows if not os.path.exists(os.path.join(out_dir, r["project"], r["path"] + ".rec.json"))]
+        with cf.ThreadPoolExecutor(max_workers=args.jobs) as ex:
+            list(ex.map(lambda r: corpus_sweep.lint_row(lint, projects[r["project"]], r, entries[r["project"]], 300.0,
+                                                        ["--cache-dir", os.path.join(out_dir, "_cache")], out_dir), missing))
+    return report(args, rows, nv, projects, out_dir)
+
+
+def report(args, rows, nv, projects, out_dir):
+    order = list(projects)
+    groups = collections.defaultdict(collections.Counter)
+    listing = []
+    cascade = collections.Counter()
+    for r in rows:
+        base = os.path.join(out_dir, r["project"], r["path"])
+        if not os.path.exists(base + ".rec.json"):
+            groups[(r["project"], r["kind"])]["no lint result"] += 1
+            continue
+        rec = json.load(open(base + ".rec.json"))
+        res = nv[(r["project"], r["path"], r["kind"])]
+        ok = res["rc"] == 0
+        if r["kind"] == "header" and not ok and r.get("via"):
+            via = nv.get((r["project"], r["via"], "unit"))
+            ok = bool(via and via["rc"] == 0)
+        msgs = lint_side(rec, base + ".json")
+        g = groups[(r["project"], r["kind"])]
+        g["rows"] += 1
+        g["nvcc ok" if ok else "nvcc fails"] += 1
+        if rec["timeout"] or rec["crash"]:
+            g["lint crash/time-out"] += 1
+            continue
+        third = None
+        if not ok and res.get("missing"):
+            name = os.path.basename(res["missing"])
+            in_project = subprocess.run(["git", "-C", projects[r["project"]].root, "ls-files", f"*{name}"],
+                                        capture_output=True, text=True).stdout.strip()
+            third = None if in_project else res["missing"]
+        if third:
+            g["missing third-party header"] += 1
+            named = any(third in m or os.path.basename(third) in m for m in msgs)
+            g["  ...one finding naming it" if named and len(msgs) == 1 else
+              "  ...naming it among more findings" if named else "  ...not named"] += 1
+            cascade[min(len(msgs), 10)] += 1
+            listing.append(("third-party", r, res, len(msgs), rec["rc"]))
+            continue
+        if ok and msgs:
+            g["DISAGREE: compile-error, nvcc ok"] += 1
+            listing.append(("false-error", r, res, len(msgs), rec["rc"]))
+        elif ok and rec["rc"] == 2:
+            g["exit 2, nvcc ok"] += 1
+            listing.append(("exit2-nvcc-ok", r, res, len(msgs), rec["rc"]))
+        elif not ok and not msgs:
+            g["DISAGREE: nvcc error, no compile-error"] += 1
+            listing.append(("missed-error", r, res, len(msgs), rec["rc"]))
+        elif not ok:
+            g["both fail"] += 1
+        else:
+            g["both ok"] += 1
+    keys = ["rows", "nvcc ok", "nvcc fails", "both ok", "both fail", "DISAGREE: compile-error, nvcc ok",
+            "DISAGREE: nvcc error, no compile-error", "exit 2, nvcc ok", "missing third-party header",
+            "  ...one finding naming it", "  ...naming it among more findings", "  ...not named",
+            "lint crash/time-out", "no lint result"]
+    short = ["rows", "nvcc ok", "nvcc fails", "both ok", "both fail", "false errors", "missed errors",
+             "exit 2 nvcc ok", "3rd-party hdr", "one naming it", "named among more", "not named", "lint crash/TO",
+             "no lint"]
+    md = [f"## nvcc agreement, sweep `{args.label}`", "",
+          "| project | kind | " + " | ".join(short) + " |", "|" + "---|" * (len(short) + 2)]
+    tot = {k: collections.Counter() for k in ("unit", "header")}
+    for p in order:
+        for kind in ("unit", "header"):
+            g = groups.get((p, kind))
+            if g:
+                tot[kind].update(g)
+                md.append(f"| {p} | {kind} | " + " | ".join(str(g.get(k, 0)) for k in keys) + " |")
+    for kind in ("unit", "header"):
+        md.append(f"| **all** | {kind} | " + " | ".join(str(tot[kind].get(k, 0)) for k in keys) + " |")
+    md += ["", "compile-error findings per file whose nvcc failure is a missing third-party header: "
+           + ", ".join(f"{k if k < 10 else '10+'}: {v}" for k, v in sorted(cascade.items()))]
+    missing = collections.Counter(os.path.basename(x[2]["missing"]) for x in listing if x[0] == "third-party")
+    md += ["", "missing third-party headers: " + ", ".join(f"{k} {v}" for k, v in missing.most_common())]
+    def cause(text):
+        m = re.search(r"(?:error|fatal)\s*:?\s*(.*)", text)
+        return re.sub(r"\d+", "N", (m.group(1) if m else text).strip())[:120]
+    for cls, title in (("missed-error", "nvcc's first error where gpuopt-lint reports no compile error"),
+                       ("false-error", "gpuopt-lint's first compile-error finding where nvcc compiles")):
+        if cls == "missed-error":
+            c = collections.Counter(cause(x[2]["first_error"]) for x in listing if x[0] == cls)
+        else:
+            c = collections.Counter(cause(first_lint_error(out_dir, x[1])) for x in listing if x[0] == cls)
+        if c:
+            md += ["", f"{title} (most frequent first):", ""]
+            md += [f"- {n} x {k}" for k, n in c.most_common(25)]
+    if args.list:
+        md += ["", "### disagreements", ""]
+        for cls, r, res, n, rc in sorted(listing, key=lambda x: (x[0], x[1]["project"], x[1]["path"])):
+            md.append(f"- {cls} {r['project']}/{r['path']} ({r['kind']}, lint exit {rc}, {n} compile-error"
+                      f" findings): nvcc: {res['first_error'][:200] if res['rc'] else 'ok'}")
+    text = "\n".join(md) + "\n"
+    if not args.project and not args.half and args.kind == "all":
+        with open(os.path.join(out_dir, "nvcc_agreement.md"), "w") as fh:
+            fh.write(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    main()
