@@ -28,8 +28,8 @@ std::string ruleListText() {
 
 std::string usageText() {
   return R"(Usage: gpuopt-lint [options] FILE... [-- COMPILER-ARGS]
-       gpuopt-lint lsp [options]      (language server on stdin/stdout; also --lsp)
-       gpuopt-lint profile [options] [FILE...] -- COMMAND [ARGS...]   (see gpuopt-lint profile --help)
+  or:  gpuopt-lint lsp [options]      (language server on stdin/stdout; also --lsp)
+  or:  gpuopt-lint profile [options] [FILE...] -- COMMAND [ARGS...]   (see gpuopt-lint profile --help)
 
 )" + ruleListText() + R"(
 Input and compiler:
