@@ -69,6 +69,12 @@ bool collectSites(const clang::Stmt* s, const clang::VarDecl* vd, size_t dims, s
   }
   if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(s))
     if (ref->getDecl() == vd) return false;
+  // The address of an element (`&a[0][0]`): pointer arithmetic from it assumes today's layout.
+  if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_AddrOf) {
+    const clang::Expr* e = u->getSubExpr()->IgnoreParenImpCasts();
+    while (const auto* a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e)) e = a->getBase()->IgnoreParenImpCasts();
+    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e); ref && ref->getDecl() == vd) return false;
+  }
   for (const clang::Stmt* c : s->children())
     if (!collectSites(c, vd, dims, out)) return false;
   return true;
