@@ -2,7 +2,8 @@
 # action.yml, step "Run gpuopt-lint". Never fails itself: it records gpuopt-lint's exit status and
 # the SARIF file as step outputs, so that the SARIF is uploaded whatever the outcome and the last
 # step fails the job. Inputs (environment): INPUT_FILES, INPUT_COMPILE_COMMANDS_DIR, INPUT_FAIL_ON,
-# INPUT_ARGS, INPUT_SARIF_FILE, INPUT_ANNOTATIONS, EVENT_NAME, BASE_SHA; GITHUB_OUTPUT.
+# INPUT_ARGS, INPUT_SARIF_FILE, INPUT_ANNOTATIONS, INPUT_CHANGED_LINES_ONLY, INPUT_BASELINE, EVENT_NAME,
+# BASE_SHA; GITHUB_OUTPUT.
 set -uo pipefail
 out=${GITHUB_OUTPUT:?}
 sarif=${INPUT_SARIF_FILE:-gpuopt-lint.sarif}
@@ -16,7 +17,9 @@ case ${INPUT_FAIL_ON:-} in
   *) echo "::error::fail-on must be note, warning, error, never or empty (got '$INPUT_FAIL_ON')"
      { echo "exit-code=2"; echo "sarif-file="; } >>"$out"; exit 0 ;;
 esac
+[ -z "${INPUT_BASELINE:-}" ] || args+=(--baseline "$INPUT_BASELINE")
 files=()
+base=""
 if [ -n "${INPUT_COMPILE_COMMANDS_DIR:-}" ]; then
   args+=(-p "$INPUT_COMPILE_COMMANDS_DIR")
   echo "lint: every CUDA translation unit of $INPUT_COMPILE_COMMANDS_DIR/compile_commands.json"
@@ -31,6 +34,7 @@ else
     fi
     if [ -n "$base" ] && git cat-file -e "$base^{commit}" 2>/dev/null; then
       echo "lint: CUDA files changed since $base ($EVENT_NAME)"
+      [ "${INPUT_CHANGED_LINES_ONLY:-false}" != true ] || args+=(--diff "$base")
       while IFS= read -r -d '' f; do files+=("$f"); done < <(git diff -z --name-only --diff-filter=ACMR "$base" HEAD -- '*.cu' '*.cuh')
       if [ ${#files[@]} -eq 0 ]; then
         echo "lint: no CUDA file changed"

@@ -130,7 +130,25 @@ check("compile_commands.json" in r["log"] and r["outputs"]["exit-code"] == "1" a
 r = run_action(repo, ws, inputs={"install": "none", "fail-on": "warnings"}, env=on_path, github=pr)
 check(r["conclusion"] == "failure" and "fail-on must be" in r["log"], "fail-on typo: an error", r)
 
-# 10. The README's workflow, as printed: it uses this action at the released version, with inputs
+# 10. changed-lines-only: a pull request that adds a strided load to a file that already has one:
+# only the new line is reported; a baseline hides the old one as well.
+head1 = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ws, check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
+with open(os.path.join(ws, "src dir", "bad.cu"), "a") as fh:
+    fh.write("__global__ void k2(float* b, const float* a) { b[threadIdx.x] = a[64 * threadIdx.x]; }\n")
+git("commit", "-qam", "another", cwd=ws)
+pr2 = {"event_name": "pull_request", "event": {"pull_request": {"base": {"sha": head1}}}}
+r = run_action(repo, ws, inputs={"install": "none", "changed-lines-only": "true"}, github=pr2, env=on_path)
+lines = [x["locations"][0]["physicalLocation"]["region"]["startLine"] for x in json.load(open(sarif))["runs"][0]["results"]]
+check(lines == [5] and r["outputs"]["exit-code"] == "1", "changed-lines-only: only the added line (got lines %s)" % lines, r)
+r = run_action(repo, ws, inputs={"install": "none"}, github=pr2, env=on_path)
+check(len(sarif_results(sarif)) == 2, "without it: both findings of the changed file", r)
+subprocess.run(["gpuopt-lint", "--write-baseline", "base.json", "src dir/bad.cu"], cwd=ws, env=dict(os.environ, **on_path),
+               check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+r = run_action(repo, ws, inputs={"install": "none", "baseline": "base.json"}, github=pr2, env=on_path)
+check(sarif_results(sarif) == [] and r["conclusion"] == "success", "baseline: known findings hidden, passes", r)
+os.remove(os.path.join(ws, "base.json"))
+
+# 11. The README's workflow, as printed: it uses this action at the released version, with inputs
 # the action declares; run with them (gpuopt-lint already on PATH instead of apt).
 import re  # noqa: E402
 import yaml  # noqa: E402
