@@ -25,6 +25,7 @@ gets and whether one of them names the header. The figures go to RESULTS/LABEL/n
 import argparse
 import collections
 import concurrent.futures as cf
+import fcntl
 import hashlib
 import json
 import os
@@ -72,11 +73,19 @@ class Cache:
         return self.data.get(key)
 
     def put(self, key, value):
-        with self.lock:
-            self.data[key] = value
-            tmp = self.path + ".tmp"
+        """Merge into the file under a lock: several runs (other helpers' too) share one cache."""
+        with self.lock, open(self.path + ".lock", "w") as lk:
+            fcntl.flock(lk, fcntl.LOCK_EX)
+            try:
+                disk = json.load(open(self.path)) if os.path.exists(self.path) else {}
+            except ValueError:
+                disk = {}
+            disk.update(self.data)
+            disk[key] = value
+            self.data = disk
+            tmp = f"{self.path}.{os.getpid()}.tmp"
             with open(tmp, "w") as fh:
-                json.dump(self.data, fh)
+                json.dump(disk, fh)
             os.replace(tmp, self.path)
 
 
@@ -121,11 +130,14 @@ def nvcc_row(cache, proj, row, entries, tiny_dir, timeout):
 
 
 def lint_side(rec, json_path):
-    """compile-error findings (severity error) of a stored sweep row, and their messages."""
+    """Messages of the compile errors of a stored sweep row: compile-error findings of severity
+    error, and the errors of files in which nothing could be analysed (exit 2)."""
     msgs = []
     try:
         j = json.load(open(json_path))
         for f in j.get("files", []):
+            if isinstance(f.get("errors"), list):  # nothing analysable (exit 2): the error is the file's
+                msgs += [e.get("message", "") for e in f["errors"]]
             for x in f.get("findings", []):
                 if x.get("ruleId") == "compile-error" and x.get("severity") == "error":
                     msgs.append(x.get("message", ""))
@@ -136,7 +148,11 @@ def lint_side(rec, json_path):
 
 def first_lint_error(out_dir, r):
     msgs = lint_side({"findings": []}, os.path.join(out_dir, r["project"], r["path"] + ".json"))
-    return "error: " + msgs[0].split("\n")[0] if msgs else ""
+    if not msgs:
+        return ""
+    lines = msgs[0].split("\n")
+    # an exit-2 message lists Clang's errors below its first line: the first of them is the cause
+    return "error: " + (re.sub(r"^.*?error: ", "", lines[1].strip()) if len(lines) > 1 and "error:" in lines[1] else lines[0])
 
 
 def main():

@@ -1,8 +1,12 @@
 // The kernel model's builder (private to analyzer/model): one walk of a kernel over every thread
 // of a block. Like Clang's Sema, one class whose methods live in several files by what they do:
-//   evaluator.cpp  expressions, lvalues, memory accesses (what each thread computes and touches)
-//   calls.cpp      calls: inlining __device__ functions, barriers, intrinsics, atomics, cooperative groups
-//   walker.cpp     statements and control flow: if/switch/loops/return/break, active masks, branches
+//   expressions.cpp  expressions: constants, parameters, built-in variables, members of values, casts
+//   operators.cpp    operators: arithmetic per lane, bounds from comparisons, binary/unary/conditional
+//   lvalues.cpp      lvalues, per-thread objects (construction, copies), variables
+//   memory.cpp       memory reads and writes, per-thread arrays and objects, the Access records
+//   calls.cpp        calls: inlining __device__ functions, member and operator calls, atomics, library calls
+//   intrinsics.cpp   barriers, cooperative-groups methods, warp votes, group reductions, shuffles
+//   walker.cpp       statements and control flow: if/switch/loops/return/break, active masks, branches
 // The per-thread value domain it computes in is analyzer/model/value.h (LaneDomain).
 #pragma once
 #include <clang/AST/ASTContext.h>
@@ -78,7 +82,7 @@ class Builder : public LaneDomain {
     LVal retLVal;
     bool hasRetLVal = false;
   };
-  // ---- values (evaluator.cpp) ----
+  // ---- values (expressions.cpp) ----
   // Whether a condition is the same for every thread of the block by its form: block indices,
   // grid and block sizes, constants, globals and locals whose current value every active thread
   // shares; no thread index, load or call (walker.cpp).
@@ -94,7 +98,7 @@ class Builder : public LaneDomain {
   bool budget();
   std::string context() const;
 
-  // ---- expressions (evaluator.cpp) ----
+  // ---- expressions (expressions.cpp, operators.cpp; helpers of memory.cpp, intrinsics.cpp) ----
   Value eval(const clang::Expr* e);
   Value dataOf(Value v);
   // threadIdx.x and friends (MSPropertyRefExpr inside a PseudoObjectExpr).
@@ -121,7 +125,7 @@ class Builder : public LaneDomain {
   Value evalUnary(const clang::UnaryOperator* uo);
   Value evalConditional(const clang::AbstractConditionalOperator* co);
 
-  // ---- objects (per-thread structs: Local-space memory, evaluator.cpp) ----
+  // ---- objects (per-thread structs: Local-space memory, lvalues.cpp) ----
   // A per-thread variable or parameter of record type (not a cooperative group): a Local object
   // whose members are Mem lvalues at their offsets, kept by storeLocal with their numbers.
   bool isObjectVar(const clang::VarDecl* vd) const;
@@ -134,7 +138,7 @@ class Builder : public LaneDomain {
   void initObject(const LVal& dst, const clang::Expr* init);
   LVal objectAt(const Value& ptr, clang::QualType t, const clang::Expr* e) const;
 
-  // ---- lvalues and memory (evaluator.cpp) ----
+  // ---- lvalues and memory (lvalues.cpp, memory.cpp) ----
   LVal evalLValue(const clang::Expr* e);
   Value readVar(const clang::VarDecl* vd);
   void writeVar(const clang::VarDecl* vd, const Value& v);
@@ -143,7 +147,7 @@ class Builder : public LaneDomain {
   Value readLocalPart(const LVal& lv, int64_t addr);
   void recordAccess(const LVal& lv, bool read, bool write, bool atomic, const Value* stored);
 
-  // ---- calls, intrinsics, cooperative groups (calls.cpp) ----
+  // ---- calls, intrinsics, cooperative groups (calls.cpp, intrinsics.cpp) ----
   void barrier(const clang::Expr* call, bool block, std::string name, bool grid = false);
   Value evalMemberCall(const clang::CXXMemberCallExpr* mce);
   // A cooperative-groups method (member or static) on a group of kind `gk` and type `t`.

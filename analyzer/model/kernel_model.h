@@ -2,8 +2,10 @@
 // This header is the read-only interface rules use; the pieces behind it live in analyzer/model/:
 //   value.h         the per-thread value domain (Value, Mask, LaneDomain)
 //   records.h       what the walk records: Access, Branch, Barrier
-//   builder.h       the walk (evaluator.cpp, calls.cpp, walker.cpp); private to the model
-//   launch_index.h  which block shapes each kernel is launched with
+//   builder.h       the walk (expressions, operators, lvalues, memory, calls, intrinsics, walker .cpp);
+//                   private to the model
+//   launch_index.h  which block shapes each kernel is launched with (launch_shapes.cpp reads them,
+//                   launch_buffers.cpp the host's facts about each buffer argument)
 //   races.h         race analysis, a query over the recorded accesses
 //   ast_util.h      small AST questions (strip, cooperative-groups types, "real work")
 //

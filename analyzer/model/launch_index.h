@@ -14,6 +14,10 @@
 
 namespace gpuopt {
 
+namespace launch_detail {
+struct HostCalls;
+}
+
 class LaunchIndex {
  public:
   explicit LaunchIndex(clang::ASTContext& ctx);
@@ -51,6 +55,9 @@ class LaunchIndex {
   bool prefixOfFlags(const clang::FunctionDecl* kernel, unsigned index) const;
 
  private:
+  // Allocation sizes and prefix sums of flags of the buffers each launch passes (launch_buffers.cpp).
+  void readBufferFacts(clang::ASTContext& ctx, const launch_detail::HostCalls& calls);
+
   std::map<const clang::FunctionDecl*, std::vector<uint64_t>> paramBytes_;  // per parameter; 0 = not known
   std::map<const clang::FunctionDecl*, std::vector<uint8_t>> prefixOfFlags_;
   std::map<const clang::FunctionDecl*, Shape> shapes_;

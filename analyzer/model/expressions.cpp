@@ -1,0 +1,302 @@
+// Expressions of the kernel model: constants, parameters, built-in variables, member reads and
+// casts: what each thread computes (see builder.h). Operators are in operators.cpp, lvalues in
+// lvalues.cpp, memory reads and writes in memory.cpp.
+#include <clang/AST/RecordLayout.h>
+#include <clang/Lex/Lexer.h>
+
+#include "analyzer/model/builder.h"
+
+#include <algorithm>
+
+namespace gpuopt::model_detail {
+
+void Builder::normalize(Value& v, clang::QualType t) const {
+  if (!v.known || v.isPtr) return;
+  t = t.getCanonicalType();
+  if (!t->isIntegralOrEnumerationType()) {
+    if (t->isRealFloatingType()) {
+      v.same = uniformish(v);
+      // Converted from known values: threads converting equal values hold equal floats (the
+      // number survives a later assignment under a partial mask, where `same` does not).
+      number(v, mix(0x464c4f4154ull, reinterpret_cast<uintptr_t>(t.getAsOpaquePtr())), {&v});  // "FLOAT"
+      v.known = false;
+    }
+    return;
+  }
+  truncate(v, static_cast<unsigned>(ctx_.getTypeSize(t)), t->isSignedIntegerOrEnumerationType());
+}
+
+// A pointer stored into a variable of another pointer type takes that type's pointee: `volatile
+// int* vs = sdata;` reads and writes volatile (the qualifying conversion is a no-op cast that
+// strip() looks through).
+void Builder::retype(Value& v, clang::QualType t) const {
+  if (!v.isPtr || !t->isPointerType()) return;
+  clang::QualType pt = t->getPointeeType();
+  v.ptrVolatile = v.ptrVolatile || pt.isVolatileQualified();
+  if (!pt->isIncompleteType() && !pt->isVoidType()) v.pointee = ctx_.getTypeSizeInChars(pt).getQuantity();
+}
+
+Value Builder::paramValue(const clang::ParmVarDecl* p) {
+  clang::QualType t = p->getType();
+  if (t->isPointerType() || t->isArrayType()) {
+    Value v = constant(0);
+    v.isPtr = true;
+    v.base = p;
+    v.baseName = p->getNameAsString();
+    v.space = MemSpace::Global;
+    clang::QualType pt = t->isPointerType() ? t->getPointeeType() : clang::QualType(t->getArrayElementTypeNoTypeQual(), 0);
+    v.pointee = pt->isIncompleteType() || pt->isVoidType() ? 1 : ctx_.getTypeSizeInChars(pt).getQuantity();
+    v.ptrVolatile = pt.isVolatileQualified();
+    return v;
+  }
+  if (t->isIntegralOrEnumerationType()) {
+    Value v = constant(kParamRep);
+    v.symbolic = true;
+    v.param = true;
+    return v;
+  }
+  if (t->isRealFloatingType()) {  // one value for the whole grid, its own for each parameter
+    Value v = unknown();
+    v.same = true;
+    v.tag.assign(N_, mix(0x5041524dull, reinterpret_cast<uintptr_t>(p)));  // "PARM"
+    return v;
+  }
+  return unknown();
+}
+
+Value Builder::eval(const clang::Expr* e) {
+  if (!e) return unknown();
+  e = strip(e);
+  if (!budget()) return unknown();
+  clang::QualType type = e->getType();
+  // Constants: literals, constexpr, #define, enumerators, sizeof, template arguments.
+  if (type->isIntegralOrEnumerationType()) {
+    // Constant folding is asked once per expression (loops evaluate the same ones many times).
+    auto [it, fresh] = folded_.try_emplace(e);
+    if (fresh && !e->isValueDependent() && !e->HasSideEffects(ctx_)) {
+      clang::Expr::EvalResult r;
+      if (e->EvaluateAsInt(r, ctx_)) it->second = r.Val.getInt().getExtValue();
+    }
+    if (it->second) return constant(*it->second);
+  }
+  // Floating-point literals: not known (the domain holds integers), but numbered by their value.
+  if (auto* fl = llvm::dyn_cast<clang::FloatingLiteral>(e)) {
+    Value v = unknown();
+    v.same = true;
+    v.tag.assign(N_, mix(0x464c54ull, fl->getValue().bitcastToAPInt().getZExtValue()));  // "FLT"
+    return v;
+  }
+  if (auto* po = llvm::dyn_cast<clang::PseudoObjectExpr>(e)) return builtinVar(po);
+  if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+    if (dre->getDecl()->getName() == "warpSize") return constant(32);
+    LVal lv = evalLValue(e);
+    if (lv.kind == LVal::Var) return readVar(lv.var);
+    if (lv.kind == LVal::Mem) return readMem(lv);
+    return unknown();
+  }
+  if (auto* ice = llvm::dyn_cast<clang::CastExpr>(e)) return evalCast(ice);
+  if (auto* bo = llvm::dyn_cast<clang::BinaryOperator>(e)) return evalBinary(bo);
+  if (auto* uo = llvm::dyn_cast<clang::UnaryOperator>(e)) return evalUnary(uo);
+  if (auto* co = llvm::dyn_cast<clang::AbstractConditionalOperator>(e)) return evalConditional(co);
+  if (llvm::isa<clang::CXXThisExpr>(e)) return frames_.back().hasThis ? frames_.back().thisPtr : unknown();
+  if (llvm::isa<clang::CallExpr>(e)) {
+    lastRetCall_ = nullptr;
+    Value r = evalCallLike(e);
+    // A call returning a reference, read: the value of the lvalue it returned.
+    if (e->isGLValue() && lastRetCall_ == e && lastRetLVal_.kind != LVal::None) {
+      LVal lv = lastRetLVal_;
+      lastRetCall_ = nullptr;
+      if (lv.kind == LVal::Var) return readVar(lv.var);
+      return e->getType()->isArrayType() ? decay(lv) : readMem(lv);
+    }
+    return r;
+  }
+  // An enumerator or a constant static member named through an object (`c[i][j].num_elements`,
+  // wmma fragments): a constant, whatever the object (Clang's own evaluation fails on a run-time base).
+  if (auto* me = llvm::dyn_cast<clang::MemberExpr>(e)) {
+    if (auto* ec = llvm::dyn_cast<clang::EnumConstantDecl>(me->getMemberDecl()))
+      return constant(ec->getInitVal().getExtValue());
+    if (auto* vd = llvm::dyn_cast<clang::VarDecl>(me->getMemberDecl()); vd && vd->isStaticDataMember() && vd->getInit() &&
+                                                                      !vd->getInit()->isValueDependent())
+      if (const clang::APValue* v = vd->evaluateValue(); v && v->isInt()) return constant(v->getInt().getExtValue());
+  }
+  if (llvm::isa<clang::ArraySubscriptExpr>(e) || llvm::isa<clang::MemberExpr>(e)) {
+    LVal lv = evalLValue(e);
+    if (lv.kind == LVal::Var) return readVar(lv.var);
+    if (lv.kind == LVal::Mem) {
+      if (e->getType()->isArrayType()) return decay(lv);
+      return readMem(lv);
+    }
+    if (auto* me = llvm::dyn_cast<clang::MemberExpr>(e)) return evalMemberOfValue(me);
+    return unknown();
+  }
+  if (auto* cce = llvm::dyn_cast<clang::CXXConstructExpr>(e)) {
+    // A temporary object: a trivial (or library) copy is the value copied.
+    auto* ctor = cce->getConstructor();
+    if (ctor && ctor->isCopyOrMoveConstructor() && cce->getNumArgs() >= 1 && (ctor->isTrivial() || isSystem(ctor) || !ctor->hasBody()))
+      return eval(cce->getArg(0));
+    std::vector<Value> args;
+    for (const auto* a : cce->arguments()) args.push_back(eval(a));
+    if (args.size() == 1 && args[0].group) return args[0];  // a group copied or converted
+    // A library constructor (`__half(x)`, `float2(...)`): the same arguments make the same object.
+    Value r = unknown();
+    if (ctor && !args.empty() && (isSystem(ctor) || !ctor->hasBody())) {
+      std::vector<const Value*> ops;
+      for (const auto& a : args) ops.push_back(&a), r.data = r.data || a.data;
+      number(r, mix(0x43544f52ull, reinterpret_cast<uintptr_t>(ctor->getCanonicalDecl())), ops);  // "CTOR"
+    }
+    return r;
+  }
+  if (auto* ile = llvm::dyn_cast<clang::InitListExpr>(e)) {
+    for (const auto* a : ile->inits()) eval(a);
+    return unknown();
+  }
+  return unknown();
+}
+
+Value Builder::dataOf(Value v) {
+  v.known = false;
+  v.data = true;
+  return v;
+}
+
+// threadIdx.x and friends (MSPropertyRefExpr inside a PseudoObjectExpr).
+Value Builder::builtinVar(const clang::PseudoObjectExpr* po) {
+  auto* syn = llvm::dyn_cast<clang::MSPropertyRefExpr>(strip(po->getSyntacticForm()));
+  if (!syn) return unknown();
+  auto* base = llvm::dyn_cast<clang::DeclRefExpr>(strip(syn->getBaseExpr()));
+  if (!base) return unknown();
+  std::string var = base->getDecl()->getNameAsString();
+  std::string prop = syn->getPropertyDecl()->getNameAsString();
+  int axis = prop == "x" ? 0 : prop == "y" ? 1 : prop == "z" ? 2 : -1;
+  if (axis < 0) return unknown();
+  if (var == "threadIdx") {
+    m_.threadAxes_[axis] = true;
+    Value v = constant(0);
+    for (unsigned t = 0; t < N_; ++t) v.v[t] = axis == 0 ? m_.tx(t) : axis == 1 ? m_.ty(t) : m_.tz(t);
+    return v;
+  }
+  if (var == "blockDim") return constant(axis == 0 ? m_.bx_ : axis == 1 ? m_.by_ : m_.bz_);
+  if (var == "blockIdx") return blockIndex(axis);
+  if (var == "gridDim") { Value v = constant(gridRep(axis)); v.symbolic = true; return v; }
+  return unknown();
+}
+
+Value Builder::blockIndex(int axis) const {
+  Value v = constant(kBlockIdxRep);
+  v.symbolic = true;
+  v.block = true;
+  if (!blockSteps_) return v;  // no alternatives: every step derived from it is "not known"
+  for (int k = 0; k < 3; ++k) v.alt[k].assign(N_, kBlockIdxRep + (axis < 2 ? kBlockAlts[k][axis] : 0));
+  return v;
+}
+
+Value Builder::evalMemberOfValue(const clang::MemberExpr* me) {
+  // block.thread_index().x, dim3 members of group calls.
+  auto* base = strip(me->getBase());
+  if (auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(base)) {
+    std::string name = call->getMethodDecl() ? call->getMethodDecl()->getNameAsString() : "";
+    std::string f = me->getMemberDecl()->getNameAsString();
+    int axis = f == "x" ? 0 : f == "y" ? 1 : f == "z" ? 2 : -1;
+    if (axis >= 0 && groupKind(call->getImplicitObjectArgument()->IgnoreImpCasts()->getType()) != GroupKind::None) {
+      if (name == "thread_index") {
+        m_.threadAxes_[axis] = true;
+        Value v = constant(0);
+        for (unsigned t = 0; t < N_; ++t) v.v[t] = axis == 0 ? m_.tx(t) : axis == 1 ? m_.ty(t) : m_.tz(t);
+        return v;
+      }
+      if (name == "group_dim" || name == "dim_threads") return constant(axis == 0 ? m_.bx_ : axis == 1 ? m_.by_ : m_.bz_);
+      if (name == "group_index") return blockIndex(axis);
+    }
+  }
+  eval(base);
+  return unknown();
+}
+
+Value Builder::evalCast(const clang::CastExpr* ce) {
+  using CK = clang::CastKind;
+  const clang::Expr* sub = ce->getSubExpr();
+  switch (ce->getCastKind()) {
+    case CK::CK_LValueToRValue: {
+      // `c ? x : y` as an lvalue read: the value of the arm each thread takes.
+      if (llvm::isa<clang::AbstractConditionalOperator>(strip(sub))) return eval(sub);
+      LVal lv = evalLValue(sub);
+      if (lv.kind == LVal::Var) return readVar(lv.var);
+      if (lv.kind == LVal::Mem) return readMem(lv);
+      return unknown();
+    }
+    case CK::CK_ArrayToPointerDecay: {
+      LVal lv = evalLValue(sub);
+      if (lv.kind == LVal::Mem) return decay(lv);
+      return unknown();
+    }
+    case CK::CK_IntegralCast:
+    case CK::CK_IntegralToBoolean:
+    case CK::CK_BooleanToSignedIntegral: {
+      Value v = eval(sub);
+      // A conversion that keeps every value of the source type (int -> long, unsigned -> long,
+      // int -> int) leaves the (already normalised) values as they are: no pass over the threads.
+      if (ce->getCastKind() == CK::CK_IntegralCast) {
+        clang::QualType from = sub->getType().getCanonicalType(), to = ce->getType().getCanonicalType();
+        if (from->isIntegralOrEnumerationType() && to->isIntegralOrEnumerationType() && !from->isBooleanType()) {
+          uint64_t wf = ctx_.getTypeSize(from), wt = ctx_.getTypeSize(to);
+          bool sf = from->isSignedIntegerOrEnumerationType(), st = to->isSignedIntegerOrEnumerationType();
+          if ((wt == wf && sf == st) || (wt > wf && (sf == st || (!sf && st)))) return v;
+        }
+      }
+      v.hasHi = false;  // a narrowing or sign-changing conversion may wrap the bound
+      v.falseFor.clear();
+      if (ce->getCastKind() == CK::CK_IntegralToBoolean && v.known) {
+        auto toBool = [](int64_t& x) { x = x != 0; };
+        for (auto& x : v.v) toBool(x);
+        eachAlt(v, toBool);
+      }
+      normalize(v, ce->getType());
+      return v;
+    }
+    case CK::CK_BitCast:
+    case CK::CK_NoOp:
+    case CK::CK_UncheckedDerivedToBase:
+    case CK::CK_DerivedToBase: {
+      Value v = eval(sub);
+      if (v.isPtr && ce->getType()->isPointerType()) {
+        clang::QualType pt = ce->getType()->getPointeeType();
+        if (!pt->isIncompleteType() && !pt->isVoidType()) v.pointee = ctx_.getTypeSizeInChars(pt).getQuantity();
+        v.ptrVolatile = v.ptrVolatile || pt.isVolatileQualified();
+      }
+      return v;
+    }
+    case CK::CK_IntegralToFloating:
+    case CK::CK_FloatingToIntegral:
+    case CK::CK_FloatingCast:
+    case CK::CK_FloatingToBoolean: {
+      Value v = eval(sub);
+      v.same = uniformish(v);
+      number(v, mix(0x43415354ull, ce->getCastKind()), {&v});  // "CAST": the conversion of the same value
+      v.known = false;
+      return v;
+    }
+    case CK::CK_NullToPointer:
+    case CK::CK_IntegralToPointer:
+      eval(sub);
+      return unknown();
+    default: {
+      Value v = eval(sub);
+      if (!ce->getType()->isIntegralOrEnumerationType() && !ce->getType()->isPointerType()) v.known = false;
+      return v;
+    }
+  }
+}
+
+Value Builder::decay(const LVal& lv) {
+  Value p = lv.ptr;
+  clang::QualType t = lv.expr ? lv.expr->getType() : clang::QualType();
+  if (!t.isNull() && t->isArrayType()) {
+    clang::QualType el(t->getArrayElementTypeNoTypeQual(), 0);
+    if (auto* at = ctx_.getAsArrayType(t)) el = at->getElementType();
+    p.pointee = el->isIncompleteType() ? 1 : ctx_.getTypeSizeInChars(el).getQuantity();
+  }
+  return p;
+}
+
+}  // namespace gpuopt::model_detail

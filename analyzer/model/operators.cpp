@@ -1,0 +1,362 @@
+// Operators of the kernel model: arithmetic per lane with its value numbers, the bounds that
+// comparisons put on unknown integers, binary, unary, assignment and conditional operators (see
+// builder.h).
+#include <clang/AST/RecordLayout.h>
+#include <clang/Lex/Lexer.h>
+
+#include "analyzer/model/builder.h"
+
+#include <algorithm>
+
+namespace gpuopt::model_detail {
+
+// Upper bounds of unknown integers and the threads a comparison with one is known to fail. Only
+// constants count (not the stand-in values of parameters and uniform loads).
+void Builder::boundUnknown(clang::BinaryOperatorKind op, const Value& a, const Value& b, Value& r) const {
+  using BO = clang::BinaryOperatorKind;
+  auto constOf = [&](const Value& x, int64_t& c) {
+    if (!x.known || x.symbolic || x.isPtr || varying(x)) return false;
+    for (unsigned t = 0; t < N_; ++t)
+      if (active_[t]) { c = x.v[t]; return true; }
+    return false;
+  };
+  const int64_t kMax = int64_t(1) << 40;
+  int64_t c = 0;
+  if (op == BO::BO_Mul) {
+    if (a.hasHi && a.hi >= 0 && constOf(b, c) && c >= 0 && c < kMax && a.hi < kMax) r.hasHi = true, r.hi = a.hi * c;
+    else if (b.hasHi && b.hi >= 0 && constOf(a, c) && c >= 0 && c < kMax && b.hi < kMax) r.hasHi = true, r.hi = b.hi * c;
+  } else if (op == BO::BO_Add) {
+    if (a.hasHi && constOf(b, c) && std::abs(c) < kMax && std::abs(a.hi) < kMax) r.hasHi = true, r.hi = a.hi + c;
+    else if (b.hasHi && constOf(a, c) && std::abs(c) < kMax && std::abs(b.hi) < kMax) r.hasHi = true, r.hi = b.hi + c;
+  } else if (op == BO::BO_And) {
+    if ((constOf(b, c) || constOf(a, c)) && c >= 0) r.hasHi = true, r.hi = c;
+  } else if (op == BO::BO_LT || op == BO::BO_LE || op == BO::BO_GT || op == BO::BO_GE) {
+    // known < bounded: false where known >= hi (and the mirrored forms).
+    const Value* k = nullptr;
+    const Value* u = nullptr;
+    bool knownLeft = true;
+    if (a.known && !a.symbolic && !a.isPtr && !b.known && b.hasHi && b.hi >= 0) k = &a, u = &b;
+    else if (b.known && !b.symbolic && !b.isPtr && !a.known && a.hasHi && a.hi >= 0) k = &b, u = &a, knownLeft = false;
+    if (!k) return;
+    // Normalised to "k OP u": LT/LE with k on the left, GT/GE with k on the right mirror.
+    BO rel = op;
+    if (!knownLeft) rel = op == BO::BO_LT ? BO::BO_GT : op == BO::BO_LE ? BO::BO_GE : op == BO::BO_GT ? BO::BO_LT : BO::BO_LE;
+    std::vector<uint8_t> never(N_, 0);
+    bool any = false;
+    for (unsigned t = 0; t < N_; ++t) {
+      int64_t x = k->v[t];
+      if (x < 0) continue;
+      bool fails = (rel == BO::BO_LT && x >= u->hi) || (rel == BO::BO_LE && x > u->hi);  // k < u, k <= u
+      never[t] = fails;
+      any = any || fails;
+    }
+    if (any) r.falseFor = std::move(never);
+  }
+}
+
+// A pointer not known per thread (a data-dependent index): numbered per thread from the pointer it
+// moves and the index's number, so threads with equal numbers point at one address (a warp whose
+// lanes all load `key[item]` for one item, then index with it).
+void Builder::numberAddress(Value& r, const Value& ptr, const Value& idx) const {
+  r.tag.clear();
+  if (r.known || !ptr.base) return;
+  std::vector<uint64_t> tag(N_, 0);
+  bool any = false;
+  const uint64_t from = mix(0x41444452ull, reinterpret_cast<uintptr_t>(ptr.base));  // "ADDR"
+  for (unsigned t = 0; t < N_; ++t) {
+    uint64_t p = ptr.known ? mix(from, static_cast<uint64_t>(ptr.v[t])) : ptr.tag.empty() ? 0 : ptr.tag[t];
+    uint64_t i = laneNumber(idx, t);
+    if (p && i) tag[t] = mix(p, i), any = true;
+  }
+  if (any) r.tag = std::move(tag);
+}
+
+Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& b, clang::QualType type, const clang::Expr* lhsE, const clang::Expr* rhsE) {
+  using BO = clang::BinaryOperatorKind;
+  // Pointer arithmetic.
+  if ((op == BO::BO_Add || op == BO::BO_Sub) && (a.isPtr || b.isPtr)) {
+    if (a.isPtr && b.isPtr) {  // difference
+      Value r = unknown();
+      if (a.known && b.known && a.pointee) {
+        r.known = true;
+        for (unsigned t = 0; t < N_; ++t) r.v[t] = (a.v[t] - b.v[t]) / static_cast<int64_t>(a.pointee);
+        if (a.block || b.block) {
+          r.block = true;
+          if (hasAlts(a) && hasAlts(b))
+            for (int k = 0; k < 3; ++k) {
+              r.alt[k].resize(N_);
+              for (unsigned t = 0; t < N_; ++t)
+                r.alt[k][t] = (altOf(a, k)[t] - altOf(b, k)[t]) / static_cast<int64_t>(a.pointee);
+            }
+        }
+      }
+      return r;
+    }
+    const Value& p = a.isPtr ? a : b;
+    const Value& i = a.isPtr ? b : a;
+    Value r = p;
+    mergeFlags(r, p, i);
+    r.known = p.known && i.known;
+    if (r.known)
+      for (unsigned t = 0; t < N_; ++t)
+        r.v[t] = p.v[t] + (op == BO::BO_Sub ? -1 : 1) * i.v[t] * static_cast<int64_t>(p.pointee);
+    r.alt = {};
+    if (r.known && r.block && hasAlts(p) && hasAlts(i))
+      for (int k = 0; k < 3; ++k) {
+        r.alt[k].resize(N_);
+        for (unsigned t = 0; t < N_; ++t)
+          r.alt[k][t] = altOf(p, k)[t] + (op == BO::BO_Sub ? -1 : 1) * altOf(i, k)[t] * static_cast<int64_t>(p.pointee);
+      }
+    if (varying(i) && !i.strideSym.empty()) r.strideSym = i.strideSym;
+    numberAddress(r, p, op == BO::BO_Sub ? unknown() : i);
+    return r;
+  }
+  Value r = unknown();
+  mergeFlags(r, a, b);
+  r.known = a.known && b.known;
+  r.same = uniformish(a) && uniformish(b);
+  if (op == BO::BO_Mul) {
+    // A thread-varying term scaled by a uniform symbol: remember the symbol's text.
+    if (a.known && b.known) {
+      if (varying(a) && b.symbolic && !varying(b)) r.strideSym = text(rhsE);
+      else if (varying(b) && a.symbolic && !varying(a)) r.strideSym = text(lhsE);
+    }
+  }
+  if (!r.known) {
+    // A data value masked or reduced by a constant: how many values it can take (histogram bins).
+    auto constOf = [&](const Value& x, int64_t& c) { return x.known && !varying(x) && !x.symbolic && (c = x.v[0], true); };
+    int64_t c = 0;
+    if (op == BO::BO_And && ((a.data && constOf(b, c)) || (b.data && constOf(a, c))) && c >= 0 && c < (int64_t(1) << 20))
+      r.values = int64_t(1) << __builtin_popcountll(static_cast<uint64_t>(c));
+    else if (op == BO::BO_Rem && a.data && constOf(b, c) && c > 0 && c < (int64_t(1) << 20))
+      r.values = type->isUnsignedIntegerOrEnumerationType() ? c : 2 * c - 1;
+    if (op == BO::BO_Mul && ((a.known && !varying(a) && a.v[0] == 0) || (b.known && !varying(b) && b.v[0] == 0))) return constant(0);
+    boundUnknown(op, a, b, r);
+    const bool commutative = op == BO::BO_Add || op == BO::BO_Mul || op == BO::BO_And || op == BO::BO_Or ||
+                             op == BO::BO_Xor || op == BO::BO_EQ || op == BO::BO_NE;
+    number(r, mix(0x42494eull ^ static_cast<uint64_t>(op), reinterpret_cast<uintptr_t>(type.getCanonicalType().getAsOpaquePtr())),
+           {&a, &b}, commutative);  // "BIN": the operator and the type it computes in
+    return r;
+  }
+  bool compareUnsigned = lhsE && lhsE->getType()->isUnsignedIntegerOrEnumerationType();
+  if (!apply(op, a, b, type->isUnsignedIntegerOrEnumerationType(), compareUnsigned, r)) return r;
+  if (clang::BinaryOperator::isComparisonOp(op) || clang::BinaryOperator::isLogicalOp(op)) r.strideSym.clear();
+  else normalize(r, type);
+  return r;
+}
+
+std::string Builder::text(const clang::Expr* e) const {
+  if (!e) return {};
+  auto& sm = ctx_.getSourceManager();
+  auto range = clang::CharSourceRange::getTokenRange(sm.getExpansionRange(e->getSourceRange()).getAsRange());
+  std::string s = clang::Lexer::getSourceText(range, sm, ctx_.getLangOpts()).str();
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+
+Value Builder::evalBinary(const clang::BinaryOperator* bo) {
+  using BO = clang::BinaryOperatorKind;
+  auto op = bo->getOpcode();
+  if (op == BO::BO_Comma) {
+    eval(bo->getLHS());
+    return eval(bo->getRHS());
+  }
+  if (op == BO::BO_LAnd || op == BO::BO_LOr) {
+    Value a = eval(bo->getLHS());
+    if (a.opaque) a.known = false;  // a stand-in for a value nothing is known about: not decided
+    Mask saved = active_;
+    bool variant = blockVariant(a);  // other blocks' threads evaluate the right-hand side differently
+    if (a.known)
+      for (unsigned t = 0; t < N_; ++t)
+        if (active_[t] && ((a.v[t] != 0) == (op == BO::BO_LOr))) active_[t] = 0;
+    enterBlockVariant(variant, nullptr);
+    Value b = anyActive() ? eval(bo->getRHS()) : constant(0);
+    if (b.opaque) b.known = false;
+    leaveBlockVariant(variant);
+    active_ = saved;
+    Value r = unknown();
+    mergeFlags(r, a, b);
+    r.strideSym.clear();
+    if (a.known) {
+      r.known = true;
+      auto logic = [&](const std::vector<int64_t>& av, const std::vector<int64_t>& bv, std::vector<int64_t>& out) {
+        for (unsigned t = 0; t < N_; ++t) {
+          bool x = av[t] != 0;
+          if (op == BO::BO_LAnd) out[t] = x ? (b.known ? bv[t] != 0 : 0) : 0;
+          else out[t] = x ? 1 : (b.known ? bv[t] != 0 : 0);
+        }
+      };
+      logic(a.v, b.v, r.v);
+      if (r.block && hasAlts(a) && hasAlts(b))
+        for (int k = 0; k < 3; ++k) {
+          r.alt[k].resize(N_);
+          logic(altOf(a, k), altOf(b, k), r.alt[k]);
+        }
+      // Threads whose result depends on an unknown right-hand side.
+      if (!b.known)
+        for (unsigned t = 0; t < N_; ++t)
+          if (active_[t] && ((a.v[t] != 0) == (op == BO::BO_LAnd))) { r.known = false; break; }
+    }
+    // Not known: equal operands give an equal result.
+    if (!r.known) number(r, mix(0x4c4f474943ull, op), {&a, &b});  // "LOGIC"
+    // `e < len && rowIdx[e] == pivot`: a conjunction with a selection selects.
+    if (op == BO::BO_LAnd && (selections_.count(strip(bo->getLHS())) || selections_.count(strip(bo->getRHS()))))
+      selections_.insert(bo);
+    // `flag && threadIdx.x == 0` with an unknown flag: known false for every thread but 0.
+    if (!r.known && op == BO::BO_LAnd) {
+      std::vector<uint8_t> never(N_, 0);
+      bool any = false;
+      for (unsigned t = 0; t < N_; ++t) {
+        const bool aFalse = (a.known && a.v[t] == 0) || (!a.falseFor.empty() && a.falseFor[t]);
+        const bool bFalse = (b.known && b.v.size() == N_ && b.v[t] == 0) || (!b.falseFor.empty() && b.falseFor[t]);
+        never[t] = active_[t] && (aFalse || bFalse);
+        any = any || never[t];
+      }
+      if (any) r.falseFor = std::move(never);
+    }
+    return r;
+  }
+  if (bo->isAssignmentOp()) return evalAssign(bo);
+  Value a = eval(bo->getLHS());
+  Value b = eval(bo->getRHS());
+  // `rowIdx[e] == pivot`: a value each thread loaded from its own element, compared with one value
+  // of the block, selects the thread whose key matches (one, when the keys are distinct).
+  if (op == BO::BO_EQ) {
+    auto distinctKeys = [&](const Value& v) {
+      if (v.known || !v.data || !v.loaded || v.tag.size() != N_) return false;
+      std::set<uint64_t> seen;
+      for (unsigned t = 0; t < N_; ++t)
+        if (active_[t] && (!v.tag[t] || !seen.insert(v.tag[t]).second)) return false;
+      return seen.size() > 1;
+    };
+    // The value compared with is an input (a parameter, a load from global memory), not one the
+    // block made (a minimum reduced in shared memory: ties are likely, HeCBench tsp).
+    auto input = [&](const Value& v) { return uniformish(v) && !v.data && !v.blockMade; };
+    if ((input(a) && distinctKeys(b)) || (input(b) && distinctKeys(a))) selections_.insert(bo);
+  }
+  return arith(op, a, b, bo->getType(), bo->getLHS(), bo->getRHS());
+}
+
+Value Builder::evalAssign(const clang::BinaryOperator* bo) {
+  using BO = clang::BinaryOperatorKind;
+  auto op = bo->getOpcode();
+  Value rhs = eval(bo->getRHS());
+  LVal lv = evalLValue(bo->getLHS());
+  Value result = rhs;
+  if (op != BO::BO_Assign) {
+    Value cur = lv.kind == LVal::Var ? readVar(lv.var) : lv.kind == LVal::Mem ? readMem(lv) : unknown();
+    auto cop = static_cast<const clang::CompoundAssignOperator*>(bo);
+    result = arith(clang::BinaryOperator::getOpForCompoundAssignment(op), cur, rhs,
+                   cop->getComputationResultType(), bo->getLHS(), bo->getRHS());
+  }
+  normalize(result, bo->getLHS()->getType());
+  retype(result, bo->getLHS()->getType());
+  writeLVal(lv, result);
+  return result;
+}
+
+Value Builder::evalUnary(const clang::UnaryOperator* uo) {
+  using UO = clang::UnaryOperatorKind;
+  switch (uo->getOpcode()) {
+    case UO::UO_Deref: {
+      LVal lv = evalLValue(uo);
+      return lv.kind == LVal::Mem ? readMem(lv) : unknown();
+    }
+    case UO::UO_AddrOf: {
+      LVal lv = evalLValue(uo->getSubExpr());
+      if (lv.kind == LVal::Mem) {
+        Value p = lv.ptr;
+        p.pointee = lv.size;
+        return p;
+      }
+      // The address of a scalar variable escapes (`pointer_swap((void**)&a, (void**)&b)`,
+      // HeCBench seam-carving's double buffer): what is written through it is not followed, so
+      // the variable's value is not known from here on.
+      if (lv.kind == LVal::Var) writeVar(lv.var, unknown());
+      return unknown();
+    }
+    case UO::UO_PreInc: case UO::UO_PreDec: case UO::UO_PostInc: case UO::UO_PostDec: {
+      LVal lv = evalLValue(uo->getSubExpr());
+      Value cur = lv.kind == LVal::Var ? readVar(lv.var) : lv.kind == LVal::Mem ? readMem(lv) : unknown();
+      Value one = constant(1);
+      Value nv = arith(uo->isIncrementOp() ? clang::BO_Add : clang::BO_Sub, cur, one,
+                       uo->getSubExpr()->getType(), nullptr, nullptr);
+      writeLVal(lv, nv);
+      return uo->isPrefix() ? nv : cur;
+    }
+    default: break;
+  }
+  Value a = eval(uo->getSubExpr());
+  if (!a.known) {
+    Value r = a;
+    number(r, mix(0x554e41ull, uo->getOpcode()), {&a});  // "UNA"
+    return r;
+  }
+  Value r = a;
+  r.isPtr = false;
+  auto una = [&](int64_t& x) {
+    switch (uo->getOpcode()) {
+      case UO::UO_Minus: x = -x; break;
+      case UO::UO_Not: x = ~x; break;
+      case UO::UO_LNot: x = !x; break;
+      case UO::UO_Plus: break;
+      default: r.known = false; break;
+    }
+  };
+  for (auto& x : r.v) una(x);
+  eachAlt(r, una);
+  if (uo->getOpcode() == UO::UO_LNot) r.strideSym.clear();
+  normalize(r, uo->getType());
+  return r;
+}
+
+Value Builder::evalConditional(const clang::AbstractConditionalOperator* co) {
+  Value c = eval(co->getCond());
+  if (c.opaque) c.known = false;  // a stand-in for a value nothing is known about: not decided
+  // Arms of ?: that only load or compute are predicated by the compiler: only calls count as work.
+  recordBranch(co, co->getCond(), c, containsCall(co->getTrueExpr()), containsCall(co->getFalseExpr()), false);
+  Mask saved = active_;
+  Mask tm = saved, fm = saved;
+  if (c.known)
+    for (unsigned t = 0; t < N_; ++t) {
+      tm[t] = saved[t] && c.v[t] != 0;
+      fm[t] = saved[t] && c.v[t] == 0;
+    }
+  bool variant = blockVariant(c);  // other blocks' threads take other arms
+  enterBlockVariant(variant, nullptr);
+  active_ = tm;
+  Value a = std::find(tm.begin(), tm.end(), 1) != tm.end() ? eval(co->getTrueExpr()) : unknown();
+  active_ = fm;
+  Value b = std::find(fm.begin(), fm.end(), 1) != fm.end() ? eval(co->getFalseExpr()) : unknown();
+  active_ = saved;
+  leaveBlockVariant(variant);
+  Value r = a.isPtr ? a : b.isPtr ? b : unknown();
+  mergeFlags(r, a, b);
+  r.data = r.data || c.data;
+  r.symbolic = r.symbolic || c.symbolic;
+  r.param = r.param || c.param;
+  r.known = c.known && (a.known || std::find(tm.begin(), tm.end(), 1) == tm.end()) &&
+            (b.known || std::find(fm.begin(), fm.end(), 1) == fm.end());
+  for (unsigned t = 0; t < N_; ++t) r.v[t] = (c.known && c.v[t]) ? a.v[t] : b.v[t];
+  // Other blocks' values: each thread's arm there, when every thread takes the same arm in every
+  // block (else not known).
+  r.block = r.block || c.block;
+  r.alt = {};
+  if (r.known && r.block && !variant && hasAlts(a) && hasAlts(b))
+    for (int k = 0; k < 3; ++k) {
+      const auto &x = altOf(a, k), &y = altOf(b, k);
+      r.alt[k].resize(N_);
+      for (unsigned t = 0; t < N_; ++t) r.alt[k][t] = c.v[t] ? x[t] : y[t];
+    }
+  if (!r.known && c.known && !r.isPtr) {  // each thread's arm, numbered
+    r.tag.assign(N_, 0);
+    for (unsigned t = 0; t < N_; ++t) r.tag[t] = laneNumber(c.v[t] ? a : b, t);
+  } else if (!r.known && !r.isPtr) {
+    // An unknown condition: every thread evaluated both arms; equal conditions and arms select
+    // equal values.
+    number(r, 0x53454cull, {&c, &a, &b});  // "SEL"
+  }
+  return r;
+}
+
+}  // namespace gpuopt::model_detail
