@@ -1,6 +1,7 @@
 #include "analyzer/app/profile_command.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -55,7 +56,8 @@ arguments come from the configuration file or compile_commands.json: here `--` s
 Exit status: 0 no findings, 1 findings, 2 usage or input error, 3 no NVIDIA GPU visible, 4 ncu not
 found, 5 no permission for the GPU's performance counters (ERR_NVGPUCTRPERM), 6 the program was
 built without -lineinfo, 7 COMMAND not found, 8 COMMAND failed, 9 no kernel was profiled,
-10 the --build command failed.
+10 the --build command failed. COMMAND (7), the GPU (3) and ncu (4) are checked in that order
+before anything runs.
 )";
 }
 
@@ -208,6 +210,32 @@ int measure(Command& c, CliOptions& o, std::string& error) {
   std::error_code ec;
   fs::path cwd = fs::current_path(ec);
   if (c.command.size() || c.tryFixes) {
+    // Checked in this order, each with its exit status: COMMAND (7), a GPU (3), ncu (4). Without a
+    // GPU nothing can be measured, so a missing ncu is said only on a machine that has one.
+    if (!c.command.empty()) {
+      const std::string& cmd = c.command.front();
+      auto runnable = [](const fs::path& p) {
+        std::error_code e;
+        return fs::is_regular_file(p, e) && access(p.c_str(), X_OK) == 0;
+      };
+      bool found = false;
+      if (cmd.find('/') != std::string::npos) {
+        found = runnable(cmd);
+      } else if (const char* path = std::getenv("PATH")) {
+        std::stringstream ss(path);
+        for (std::string dir; !found && std::getline(ss, dir, ':');) found = runnable(fs::path(dir.empty() ? "." : dir) / cmd);
+      }
+      if (!found) {
+        error = "cannot run '" + cmd + "': it does not exist or is not executable" +
+                (cmd.find('/') == std::string::npos ? " (not on PATH; give a path, e.g. ./" + cmd + ")" : std::string());
+        return kCommandNotFound;
+      }
+    }
+    std::string why;
+    if (!gpuVisible(why)) {
+      error = why;
+      return kNoGpu;
+    }
     if (c.ncu.empty()) c.ncu = findNcu(o.frontend.cudaPath);
     else if (access(c.ncu.c_str(), X_OK) != 0) {
       error = "--ncu " + c.ncu + ": not an executable";
@@ -217,11 +245,6 @@ int measure(Command& c, CliOptions& o, std::string& error) {
       error = "Nsight Compute's command line (ncu) was not found on PATH, in $CUDA_PATH/bin, /usr/local/cuda/bin or "
               "/opt/nvidia/nsight-compute: install it (it ships with the CUDA toolkit) or give --ncu PATH";
       return kNoNcu;
-    }
-    std::string why;
-    if (!gpuVisible(why)) {
-      error = why;
-      return kNoGpu;
     }
   }
   std::string from = c.importPath;

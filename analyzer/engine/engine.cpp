@@ -273,13 +273,14 @@ class LintConsumer : public clang::ASTConsumer {
         continue;
       }
       // A kernel launched with several block shapes is judged with each (up to 4).
-      // The shapes a profile recorded win over the launches in the code.
-      auto prof = opts_.model.blockDimGiven ? opts_.model.profiledBlocks.end() : opts_.model.profiledBlocks.find(k->getNameAsString());
+      // The shapes a profile recorded win over the launches in the code (and over --block-dim,
+      // which gives the shape only of kernels whose launch is not known).
+      auto prof = opts_.model.profiledBlocks.find(k->getNameAsString());
       bool profiled = prof != opts_.model.profiledBlocks.end() && !prof->second.empty();
       std::vector<LaunchIndex::Shape> shapes;
       if (profiled)
         for (const auto& b : prof->second) shapes.push_back({b[0], b[1], b[2], "launch the profile recorded"});
-      else if (!opts_.model.blockDimGiven)
+      else
         shapes = launches.all(k);
       if (shapes.size() > 4) shapes.resize(4);
       if (shapes.size() < 2 && !profiled) shapes.clear();
@@ -292,8 +293,9 @@ class LintConsumer : public clang::ASTConsumer {
         std::unique_ptr<KernelModel> model;
         timed("kernel model", [&] { model = KernelModel::build(k, ctx, modelOpts, launches, shape); });
         if (vi == 0 && model->blockAssumed() && !opts_.model.blockDimGiven && !launches.unreadable(k)) ++out_.assumedKernels;
-        if (opts_.frontend.verbose)
-          out_.log.push_back(fmt::format("{}: kernel {}: block {}x{}x{} ({}), {} accesses, {} branches, {} barriers{}",
+        // (The log is kept whatever --verbose says: it is stored with the result, and --verbose is
+        // not part of the result cache's key.)
+        out_.log.push_back(fmt::format("{}: kernel {}: block {}x{}x{} ({}), {} accesses, {} branches, {} barriers{}",
                                          rc.span(k->getLocation()).begin.file, k->getQualifiedNameAsString(), model->blockX(),
                                          model->blockY(), model->blockZ(), model->blockSource(), model->accesses().size(),
                                          model->branches().size(), model->barriers().size(),
@@ -490,7 +492,7 @@ class LintAction : public clang::ASTFrontendAction {
     // A missing #include is fatal to Clang (nothing after it would be checked): make it a plain
     // error so the rest of the file is parsed and analysed.
     ci.getDiagnostics().setFatalsAsError(true);
-    if (opts_.frontend.verbose && !layoutDirs_.empty())
+    if (!layoutDirs_.empty())
       ci.getPreprocessor().addPPCallbacks(std::make_unique<LayoutLog>(layoutDirs_, out_.log));
     return true;
   }
@@ -634,7 +636,7 @@ struct Parser {
     if (!cmd.bundledCuda && !opts.cache.dir.empty() && opts.cache.preamble && opts.overlays.empty()) {
       pre = getPreamble(opts.cache.dir, cmd.args, layoutDirs, file,
                         [&](const std::string& p, const std::string& t) { return fileSystem(p, t); },
-                        opts.frontend.verbose ? &preLog : nullptr, mayBuildPreamble);
+                        &preLog, mayBuildPreamble);
       if (pre && pre->built) preambleBuilt = true;
     }
     ParseResult res = runOnce(file, cmd, layoutDirs, target, targetName, pre ? &*pre : nullptr);
@@ -644,7 +646,7 @@ struct Parser {
       pre.reset();
       res = runOnce(file, cmd, layoutDirs, target, targetName, nullptr);
     }
-    if (pre && opts.frontend.verbose)
+    if (pre)
       preLog.push_back(fmt::format("{}: parsed with the preamble {} ({} leading includes)", file, pre->pchPath, pre->includes));
     res.log.insert(res.log.begin(), preLog.begin(), preLog.end());
     res.preamble = std::move(pre);
@@ -712,7 +714,7 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
       }
     }
     ParseCommand pc = buildParseCommand(f, opts.frontend, resourceDir, cudaPath, db.args, layout);
-    if (opts.frontend.verbose) {
+    {
       std::string cmd;
       for (const auto& a : pc.args) cmd += (cmd.empty() ? "" : " ") + a;
       fa.log.push_back("parse: " + cmd);

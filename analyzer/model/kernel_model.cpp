@@ -35,13 +35,15 @@ std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kerne
       for (auto& a : m->accesses_) a.blockLinear = false;
     return m;
   };
+  // Precedence (README "Block shapes"): a launch written in the code, then --block-dim (or the
+  // configuration's block-dim), then __launch_bounds__, then the assumed default.
+  if (const LaunchIndex::Shape* s = shape ? shape : launches.find(kernel)) {
+    auto m = walk(s->x, s->y, s->z, s->where, false, s->gridBlocks, s->grid);
+    m->blockRange_ = s->range;
+    m->gridBlocks_ = s->gridBlocks;
+    return m;
+  }
   if (!opts.blockDimGiven) {
-    if (const LaunchIndex::Shape* s = shape ? shape : launches.find(kernel)) {
-      auto m = walk(s->x, s->y, s->z, s->where, false, s->gridBlocks, s->grid);
-      m->blockRange_ = s->range;
-      m->gridBlocks_ = s->gridBlocks;
-      return m;
-    }
     if (auto* lb = kernel->getAttr<clang::CUDALaunchBoundsAttr>()) {
       clang::Expr::EvalResult r;
       if (lb->getMaxThreads() && !lb->getMaxThreads()->isValueDependent() && lb->getMaxThreads()->EvaluateAsInt(r, ctx)) {

@@ -8,11 +8,13 @@
 namespace gpuopt {
 
 struct ModelOptions {
-  // Block shape assumed when neither a launch nor __launch_bounds__ gives it (--block-dim).
+  // Block shape of kernels whose launch the code does not give (--block-dim, or the configuration's
+  // block-dim; the command line wins). A launch written in the code always wins over it; it wins
+  // over __launch_bounds__ and the assumed default (256).
   unsigned blockX = 256, blockY = 1, blockZ = 1;
-  bool blockDimGiven = false;  // --block-dim overrides what the code says
+  bool blockDimGiven = false;  // given by --block-dim or block-dim: not said as assumed
   // Block shapes a profile recorded, per kernel name (`gpuopt-lint profile`): they win over the
-  // launches in the code; --block-dim still wins over them.
+  // launches in the code and over --block-dim.
   std::map<std::string, std::vector<std::array<unsigned, 3>>> profiledBlocks;
   // Carry each blockIdx-dependent value's values in other blocks (Value::alt) so global accesses
   // know how their addresses move from block to block. Only races between blocks need them: the

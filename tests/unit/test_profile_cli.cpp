@@ -66,19 +66,39 @@ TEST(Profile, ErrorsHaveTheirOwnExitStatus) {
   r = runLint("profile --try-fixes -- ./app", kSrc);
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("--build"), std::string::npos) << r.err;
-  r = runLint("profile --ncu /no/such/ncu -- ./app", kSrc);
-  EXPECT_EQ(r.rc, gpuopt::profile::kNoNcu);
-  r = runLint("profile -- ./app", kSrc + "/tests");  // PATH and the usual places without ncu here
+  // (With a GPU taken as present: the ncu checks come after the GPU's.)
+  std::string w = workspace("noncu");
+  r = runLint("profile --ncu /no/such/ncu -- ./app.sh", w, "GPUOPT_LINT_SKIP_GPU_CHECK=1");
+  EXPECT_EQ(r.rc, gpuopt::profile::kNoNcu) << r.err;
+  r = runLint("profile -- ./app.sh", w, "GPUOPT_LINT_SKIP_GPU_CHECK=1");  // PATH and the usual places without ncu here
   if (!gpuopt::profile::findNcu("").empty()) GTEST_SKIP() << "ncu is installed here";
   EXPECT_EQ(r.rc, gpuopt::profile::kNoNcu) << r.err;
   EXPECT_NE(r.err.find("--ncu PATH"), std::string::npos) << r.err;
 }
 
-TEST(Profile, NoGpuIsSaidBeforeRunningAnything) {
+TEST(Profile, NoGpuIsSaidBeforeRunningAnythingAndBeforeNcu) {
   if (fs::exists("/dev/nvidia0")) GTEST_SKIP() << "this machine has a GPU";
   auto r = runLint("profile --ncu '" + kFake + "' -- ./app.sh", workspace("nogpu"));
   EXPECT_EQ(r.rc, gpuopt::profile::kNoGpu) << r.err;
   EXPECT_NE(r.err.find("--import"), std::string::npos) << r.err;
+  // Without a GPU, a missing ncu does not matter yet: the GPU is what is said (exit 3, not 4).
+  r = runLint("profile --ncu /no/such/ncu -- ./app.sh", workspace("nogpu2"));
+  EXPECT_EQ(r.rc, gpuopt::profile::kNoGpu) << r.err;
+}
+
+TEST(Profile, AMissingCommandIsExit7WhateverElseIsMissing) {
+  std::string w = workspace("nocmd");
+  for (const char* env : {"", "GPUOPT_LINT_SKIP_GPU_CHECK=1"}) {
+    auto r = runLint("profile --ncu /no/such/ncu -- ./no-such-app", w, env);
+    EXPECT_EQ(r.rc, gpuopt::profile::kCommandNotFound) << env << r.err;
+    EXPECT_NE(r.err.find("./no-such-app"), std::string::npos) << r.err;
+    r = runLint("profile -- no-such-program-on-path-xyz", w, env);
+    EXPECT_EQ(r.rc, gpuopt::profile::kCommandNotFound) << env << r.err;
+  }
+  writeFile(w + "/notexec.sh", "#!/bin/sh\n");
+  fs::permissions(w + "/notexec.sh", fs::perms::owner_read | fs::perms::owner_write);
+  auto r = runLint("profile -- ./notexec.sh", w);
+  EXPECT_EQ(r.rc, gpuopt::profile::kCommandNotFound) << r.err;
 }
 
 TEST(Profile, CommandOutcomesThroughNcu) {
