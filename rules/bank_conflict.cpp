@@ -118,6 +118,7 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
     Diagnostic d = rc.make(kInfo, rc.span(e), msg);
     d.predicted = {{"ways", c.ways}, {"store", a.isWrite && !a.isRead ? 1 : 0}};
+    addLineInventory(m, a, a.isWrite && !a.isRead, rc, d.predicted);
     const auto* vd = llvm::dyn_cast_or_null<clang::VarDecl>(a.base);
     clang::SourceRange dim;
     if (vd && innerDimension(vd, dim) && rc.inLintedFile(vd->getLocation()) && c.rowStrideWords % 32 == 0) {

@@ -28,6 +28,7 @@ struct OutputContext {
   std::string cwd;          // SARIF/JSON/GitHub paths are made relative to it
   std::string toolVersion;  // for SARIF
   std::string docsBaseUri;  // helpUri prefix for rules
+  bool verbose = false;     // text: the SASS instructions behind each measurement (`profile --verbose`)
 };
 
 std::string relativePath(const std::string& path, const std::string& cwd);
