@@ -107,6 +107,7 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     Diagnostic d = rc.make(kInfo, rc.span(e), msg);
     d.predicted = {{"ways", c.ways}, {"store", a.isWrite && !a.isRead ? 1 : 0}};
     // The fix: a layout of the array judged over all its accesses (rules/bank_layout.h).
+    addLineInventory(m, a, a.isWrite && !a.isRead, rc, d.predicted);
     const auto* vd = llvm::dyn_cast_or_null<clang::VarDecl>(a.base);
     auto lit = layouts.find(vd);
     if (lit == layouts.end()) lit = layouts.emplace(vd, chooseSharedLayout(m, vd, rc)).first;

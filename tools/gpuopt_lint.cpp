@@ -265,6 +265,7 @@ int main(int argc, char** argv) {
 #if !GPUOPT_LAUNCHER
     if (profiling) {
       perFile[i].analysis.model.profiledBlocks = profile::blockShapes(pc.profile);
+      perFile[i].analysis.model.profiledGrids = profile::gridShapes(pc.profile);
       // The block shapes a profile recorded change the findings and are not part of the result
       // cache's key: a profile run does not read or store results (the header preamble still helps).
       perFile[i].analysis.cache.results = false;
@@ -488,6 +489,7 @@ int main(int argc, char** argv) {
   else oc.repoRoot = repositoryRoot(cwd + "/.");
   oc.toolVersion = GPUOPT_VERSION;
   oc.docsBaseUri = kDocsBaseUri;
+  oc.verbose = o.frontend.verbose;
   oc.color = o.color == "always" || (o.color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
   SourceCache sources;
   if (o.statistics) {

@@ -51,7 +51,9 @@ Profile options:
   --runs N                with --try-fixes: timed runs per variant (default 5)
 
 Every lint option works as well (--format, --rules, --block-dim, -p, --config, ...). Compiler
-arguments come from the configuration file or compile_commands.json: here `--` starts COMMAND.
+arguments come from the configuration file or compile_commands.json: here `--` starts COMMAND,
+except with --import (nothing runs): `profile --import DIR FILE... -- -DN=64 -Iinclude` passes
+compiler arguments as in a plain lint. --verbose lists the SASS instructions behind each verdict.
 
 Exit status: 0 no findings, 1 findings, 2 usage or input error, 3 no NVIDIA GPU visible, 4 ncu not
 found, 5 no permission for the GPU's performance counters (ERR_NVGPUCTRPERM), 6 the program was
@@ -64,7 +66,6 @@ before anything runs.
 bool parseProfileCommandLine(int argc, char** argv, CliOptions& o, Command& c, std::string& error) {
   std::vector<std::string> args(argv + 2, argv + argc);  // after "profile"
   std::vector<std::string> lint;
-  bool dashdash = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i], value;
     bool inlineValue = false;
@@ -95,8 +96,12 @@ bool parseProfileCommandLine(int argc, char** argv, CliOptions& o, Command& c, s
       return true;
     };
     if (a == "--") {
+      // With --import nothing runs: what follows is the compiler's, as in a plain lint.
+      if (!c.importPath.empty()) {
+        lint.insert(lint.end(), args.begin() + static_cast<long>(i), args.end());
+        break;
+      }
       c.command.assign(args.begin() + static_cast<long>(i) + 1, args.end());
-      dashdash = true;
       break;
     }
     if (a == "--import") { if (!need(c.importPath)) return false; }
@@ -111,10 +116,6 @@ bool parseProfileCommandLine(int argc, char** argv, CliOptions& o, Command& c, s
   }
   if (!parseCommandLine(lint, o, error)) return false;
   if (o.help) return true;
-  if (!c.importPath.empty() && dashdash) {
-    error = "profile: give either --import DIR or '-- COMMAND', not both";
-    return false;
-  }
   if (c.importPath.empty() && c.command.empty()) {
     error = "profile: nothing to profile: give '-- COMMAND [ARGS...]' (a program built with nvcc -lineinfo) or "
             "--import DIR";

@@ -278,8 +278,24 @@ class LintConsumer : public clang::ASTConsumer {
       auto prof = opts_.model.profiledBlocks.find(k->getNameAsString());
       bool profiled = prof != opts_.model.profiledBlocks.end() && !prof->second.empty();
       std::vector<LaunchIndex::Shape> shapes;
-      if (profiled)
-        for (const auto& b : prof->second) shapes.push_back({b[0], b[1], b[2], "launch the profile recorded"});
+      if (profiled) {
+        // The launch as profiled: its block and grid. A launch in the code with the same block
+        // lends its place (messages point at it, as in a plain lint of it).
+        auto grids = opts_.model.profiledGrids.find(k->getNameAsString());
+        auto code = launches.all(k);
+        for (size_t bi = 0; bi < prof->second.size(); ++bi) {
+          const auto& b = prof->second[bi];
+          LaunchIndex::Shape s{b[0], b[1], b[2], "launch the profile recorded"};
+          for (const auto& c : code)
+            if (c.x == b[0] && c.y == b[1] && c.z == b[2]) s = c;
+          if (grids != opts_.model.profiledGrids.end() && bi < grids->second.size() && grids->second[bi][0] > 0) {
+            const auto& g = grids->second[bi];
+            std::copy(g.begin(), g.end(), s.grid);
+            s.gridBlocks = g[0] * g[1] * g[2];
+          }
+          shapes.push_back(s);
+        }
+      }
       else
         shapes = launches.all(k);
       if (shapes.size() > 4) shapes.resize(4);

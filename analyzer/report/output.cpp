@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+
+#include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -80,7 +82,17 @@ void writeText(std::ostream& os, const std::vector<FileResult>& results, const O
         writeSnippet(os, n.span, sources, st);
       }
       if (!d.fixHint.empty()) os << "    fix: " << d.fixHint << "\n";
-      if (d.measured) os << "    measured: " << st.bold() << d.measured->verdict << st.reset() << ": " << d.measured->text << "\n";
+      if (d.measured) {
+        os << "    measured: " << st.bold() << d.measured->verdict << st.reset() << ": " << d.measured->text << "\n";
+        if (oc.verbose)
+          for (const auto& in : d.measured->instructions) {
+            os << "      " << (in.own ? "* " : "  ") << in.address << "  " << in.sass << ": " << fmt::format("{:.0f}", in.executed)
+               << " requests";
+            if (in.ideal > 0)
+              os << fmt::format(", {:.0f} for {:.0f} ideal ({:.1f}x)", in.amount, in.ideal, in.amount / in.ideal);
+            os << "\n";
+          }
+      }
     }
   }
 }
@@ -101,6 +113,13 @@ static json measuredJson(const Measurement& m) {
   json j = {{"verdict", m.verdict}, {"text", m.text}};
   if (!m.kernel.empty()) j["kernel"] = m.kernel;
   for (const auto& [k, v] : m.values) j[k] = v;
+  if (!m.instructions.empty()) {
+    json list = json::array();
+    for (const auto& in : m.instructions)
+      list.push_back({{"address", in.address}, {"sass", in.sass}, {"executed", in.executed}, {"amount", in.amount},
+                      {"ideal", in.ideal}, {"own", in.own}});
+    j["instructions"] = list;
+  }
   return j;
 }
 

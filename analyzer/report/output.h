@@ -30,6 +30,7 @@ struct OutputContext {
                             // repository's root; empty: cwd)
   std::string toolVersion;  // for SARIF
   std::string docsBaseUri;  // helpUri prefix for rules
+  bool verbose = false;     // text: the SASS instructions behind each measurement (`profile --verbose`)
 };
 
 std::string relativePath(const std::string& path, const std::string& cwd);
