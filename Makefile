@@ -1,15 +1,20 @@
-# gpuopt-lint: the two commands of the README's Quick start.
-#   make run   - install what is missing, build, lint samples/
-#   make test  - install what is missing, build, run every test through ctest
+# gpuopt-lint: the two commands of the README's Quick start, and the package and release.
+#   make run      - install what building needs, build, lint samples/
+#   make test     - install that and what the tests drive, build, run every test through ctest
+#   make package  - build the .deb ($(BUILD)/gpuopt-lint_<version>_amd64.deb)
+#   make release  - check the version everywhere, build the .deb, tag v<version> (scripts/release.sh)
 MAKEFLAGS += --no-print-directory
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: run test build build-tool setup configure clean bench
+.PHONY: run test build build-tool setup setup-test configure clean bench package release
 
 setup:
 	@scripts/setup.sh $(BUILD)
+
+setup-test:
+	@scripts/setup.sh --test $(BUILD)
 
 configure: setup
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
@@ -25,8 +30,17 @@ run: build-tool
 	@$(BUILD)/bin/gpuopt-lint samples/*.cu; rc=$$?; \
 	  echo "== gpuopt-lint exit status $$rc (0 clean, 1 findings, 2 error)"; [ $$rc -le 1 ]
 
-test: build
+test: setup-test build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The .deb: the tool, its man page, completion, copyright and changelog (packaging/).
+package: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target gpuopt-lint package-files
+	@cd $(BUILD) && cpack -G DEB >/dev/null
+	@ls $(BUILD)/gpuopt-lint_*.deb
+
+release: package
+	@scripts/release.sh $(BUILD)
 
 bench: build
 	@$(BUILD)/bin/gpuopt-bench samples/*.cu tests/fixtures/*.cu

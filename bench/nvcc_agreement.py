@@ -99,8 +99,10 @@ def file_hash(path):
 def run_nvcc(cache, cwd, argv, main_file, timeout):
     key = hashlib.sha256(json.dumps([cwd, argv, file_hash(main_file)]).encode()).hexdigest()
     hit = cache.get(key)
-    if hit is not None:
-        return hit
+    if hit is not None and hit["rc"] < 0 and not hit.get("timeout"):
+        hit = None  # killed from outside (a stopped run): no verdict
+    if timeout is None or hit is not None and not (hit.get("timeout") and timeout > hit["seconds"] + 1):
+        return hit  # timeout None: the cache only; a cached time-out is tried again with a longer limit
     start = time.monotonic()
     try:
         r = subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
@@ -168,6 +170,8 @@ def main():
     p.add_argument("--nice", type=int, default=10)
     p.add_argument("--lint", help="lint rows the sweep has not stored with this binary")
     p.add_argument("--nvcc-only", action="store_true", help="fill the nvcc cache, compare nothing")
+    p.add_argument("--cached-only", action="store_true",
+                   help="run no nvcc: rows without a cached nvcc result are counted as pending")
     p.add_argument("--list", action="store_true", help="list every disagreement (paths, first errors)")
     args = p.parse_args()
     if args.nice:
@@ -187,7 +191,7 @@ def main():
     for batch in (sorted(rows, key=lambda r: r["kind"] != "unit") + vias,):
         with cf.ThreadPoolExecutor(max_workers=args.jobs) as ex:
             futs = {ex.submit(nvcc_row, cache, projects[r["project"]], r, entries.setdefault(r["project"], projects[r["project"]].db_entries()),
-                              os.path.join(nv_dir, "tiny"), args.timeout): r for r in batch}
+                              os.path.join(nv_dir, "tiny"), None if args.cached_only else args.timeout): r for r in batch}
             for i, fut in enumerate(cf.as_completed(futs), 1):
                 r = futs[fut]
                 nv[(r["project"], r["path"], r["kind"])] = fut.result()
@@ -217,6 +221,9 @@ def report(args, rows, nv, projects, out_dir):
             continue
         rec = json.load(open(base + ".rec.json"))
         res = nv[(r["project"], r["path"], r["kind"])]
+        if res is None or res.get("timeout"):
+            groups[(r["project"], r["kind"])]["nvcc pending" if res is None else "nvcc time-out"] += 1
+            continue
         ok = res["rc"] == 0
         if r["kind"] == "header" and not ok and r.get("via"):
             via = nv.get((r["project"], r["via"], "unit"))
@@ -235,7 +242,7 @@ def report(args, rows, nv, projects, out_dir):
                                         capture_output=True, text=True).stdout.strip()
             third = None if in_project else res["missing"]
         if third:
-            g["missing third-party header"] += 1
+            g["missing third-party header"] += 1  # or a header no longer in the project
             named = any(third in m or os.path.basename(third) in m for m in msgs)
             g["  ...one finding naming it" if named and len(msgs) == 1 else
               "  ...naming it among more findings" if named else "  ...not named"] += 1
@@ -258,10 +265,10 @@ def report(args, rows, nv, projects, out_dir):
     keys = ["rows", "nvcc ok", "nvcc fails", "both ok", "both fail", "DISAGREE: compile-error, nvcc ok",
             "DISAGREE: nvcc error, no compile-error", "exit 2, nvcc ok", "missing third-party header",
             "  ...one finding naming it", "  ...naming it among more findings", "  ...not named",
-            "lint crash/time-out", "no lint result"]
+            "lint crash/time-out", "no lint result", "nvcc pending", "nvcc time-out"]
     short = ["rows", "nvcc ok", "nvcc fails", "both ok", "both fail", "false errors", "missed errors",
              "exit 2 nvcc ok", "3rd-party hdr", "one naming it", "named among more", "not named", "lint crash/TO",
-             "no lint"]
+             "no lint", "nvcc pending", "nvcc TO"]
     md = [f"## nvcc agreement, sweep `{args.label}`", "",
           "| project | kind | " + " | ".join(short) + " |", "|" + "---|" * (len(short) + 2)]
     tot = {k: collections.Counter() for k in ("unit", "header")}
@@ -293,7 +300,9 @@ def report(args, rows, nv, projects, out_dir):
         md += ["", "### disagreements", ""]
         for cls, r, res, n, rc in sorted(listing, key=lambda x: (x[0], x[1]["project"], x[1]["path"])):
             md.append(f"- {cls} {r['project']}/{r['path']} ({r['kind']}, lint exit {rc}, {n} compile-error"
-                      f" findings): nvcc: {res['first_error'][:200] if res['rc'] else 'ok'}")
+                      f" findings): nvcc: " + ("ok" if res["rc"] == 0 else
+                                               f"ok through {r['via']} (alone: {res['first_error'][:160]})"
+                                               if cls == "false-error" else res["first_error"][:200]))
     text = "\n".join(md) + "\n"
     if not args.project and not args.half and args.kind == "all":
         with open(os.path.join(out_dir, "nvcc_agreement.md"), "w") as fh:

@@ -24,10 +24,21 @@ void check(cudaError_t e, const char* what, const char* file, int line) {
 DeviceInfo deviceInfo() {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess || n == 0)
-    throw DemoError(kNoGpu, std::string("no CUDA GPU available (") +
-                                (e == cudaSuccess ? "no device found" : cudaGetErrorString(e)) +
-                                "); --demo needs an NVIDIA GPU and its driver");
+  if (e != cudaSuccess || n == 0) {
+    // Without any driver the runtime says "driver version is insufficient": tell the two apart
+    // (cudaDriverGetVersion gives 0 when no driver is installed).
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    auto ver = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    std::string why = e == cudaSuccess ? "no device found"
+                      : driver == 0   ? "no NVIDIA driver is installed: libcuda.so.1 was not found"
+                      : e == cudaErrorInsufficientDriver
+                          ? "the NVIDIA driver supports CUDA " + ver(driver) + ", older than the CUDA " + ver(runtime) +
+                                " runtime this build uses: update the driver"
+                          : cudaGetErrorString(e);
+    throw DemoError(kNoGpu, "no CUDA GPU available (" + why + "); --demo needs an NVIDIA GPU and its driver");
+  }
   DeviceInfo d;
   cudaDeviceProp p{};
   GPUOPT_CHECK(cudaGetDeviceProperties(&p, 0));

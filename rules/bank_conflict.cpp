@@ -7,6 +7,7 @@
 #include <set>
 
 #include "analyzer/rule/rule_context.h"
+#include "rules/bank_layout.h"
 #include "rules/rule_util.h"
 
 namespace gpuopt {
@@ -66,25 +67,12 @@ Conflict conflictOf(const Access& a, llvm::ArrayRef<unsigned> lanes) {
   return best;
 }
 
-// The inner dimension of a 2D (or more) __shared__ array declaration, for the padding fix.
-bool innerDimension(const clang::VarDecl* vd, clang::SourceRange& range) {
-  clang::TypeLoc tl = vd->getTypeSourceInfo() ? vd->getTypeSourceInfo()->getTypeLoc() : clang::TypeLoc();
-  auto outer = tl.getAs<clang::ConstantArrayTypeLoc>();
-  if (!outer) return false;
-  clang::TypeLoc el = outer.getElementLoc();
-  clang::ArrayTypeLoc inner = el.getAs<clang::ConstantArrayTypeLoc>();
-  if (!inner) return false;
-  // Innermost dimension.
-  while (auto next = inner.getElementLoc().getAs<clang::ConstantArrayTypeLoc>()) inner = next;
-  if (!inner.getSizeExpr()) return false;
-  range = inner.getSizeExpr()->getSourceRange();
-  return true;
-}
 }  // namespace
 
 void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   const unsigned minWays = static_cast<unsigned>(rc.option(kInfo, "min-ways", 2));
   std::map<const clang::Expr*, Conflict> worst;
+  std::map<const clang::VarDecl*, LayoutChange> layouts;
   std::vector<const clang::Expr*> order;
   for (const auto& a : m.accesses()) {
     if (a.space != MemSpace::Shared || !a.known || a.data || !a.strideSym.empty() || a.isAtomic) continue;
@@ -121,22 +109,18 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
     Diagnostic d = rc.make(kInfo, rc.span(e), msg);
     d.predicted = {{"ways", c.ways}, {"store", a.isWrite && !a.isRead ? 1 : 0}};
+    // The fix: a layout of the array judged over all its accesses (rules/bank_layout.h).
+    addLineInventory(m, a, a.isWrite && !a.isRead, rc, d.predicted);
     const auto* vd = llvm::dyn_cast_or_null<clang::VarDecl>(a.base);
-    clang::SourceRange dim;
-    if (vd && innerDimension(vd, dim) && rc.inLintedFile(vd->getLocation()) && c.rowStrideWords % 32 == 0) {
-      std::string old = rc.text(dim);
-      d.fixHint = fmt::format("pad the inner dimension of '{}' by one element ('[{} + 1]') so that a column "
-                              "spreads over all 32 banks",
-                              vd->getName().str(), old);
+    auto lit = layouts.find(vd);
+    if (lit == layouts.end()) lit = layouts.emplace(vd, chooseSharedLayout(m, vd, rc)).first;
+    const LayoutChange& layout = lit->second;
+    if (vd && rc.inLintedFile(vd->getLocation()) && !layout.hint.empty())
       d.notes.push_back({rc.span(vd), fmt::format("'{}' declared here", vd->getName().str())});
-      FixIt fx;
-      fx.span = rc.span(dim);
-      fx.replacement = old + " + 1";
-      d.fixIts.push_back(std::move(fx));
-    } else {
-      d.fixHint = "make consecutive lanes access consecutive 4-byte words (sequential addressing), or use an odd "
-                  "stride / padding so that the lanes spread over all 32 banks";
-    }
+    d.fixHint = !layout.hint.empty() ? layout.hint
+                                     : "make consecutive lanes access consecutive 4-byte words (sequential addressing), or "
+                                       "use an odd stride / padding so that the lanes spread over all 32 banks";
+    d.fixIts = layout.edits;
     rc.report(std::move(d));
   }
 }

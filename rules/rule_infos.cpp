@@ -20,6 +20,17 @@ const RuleInfo* findRuleInfo(std::string_view id) {
   return nullptr;
 }
 
+bool ruleHasOption(const RuleInfo& info, std::string_view name) {
+  std::string_view rest = info.options;
+  while (!rest.empty()) {
+    size_t sp = rest.find(' ');
+    if (rest.substr(0, sp) == name) return true;
+    if (sp == std::string_view::npos) break;
+    rest.remove_prefix(sp + 1);
+  }
+  return false;
+}
+
 const EmbeddedDoc* findRuleDoc(std::string_view id) {
   for (const auto& d : embeddedRuleDocs())
     if (d.id == id) return &d;

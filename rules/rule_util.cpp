@@ -1,5 +1,7 @@
 #include "rules/rule_util.h"
 
+#include "analyzer/rule/rule_context.h"
+
 #include <fmt/format.h>
 
 #include <set>
@@ -79,4 +81,36 @@ namespace gpuopt {
 std::string raceShapeKey(const std::string& kind, bool possible, const Access& a, const Access& b) {
   return fmt::format("{}|{}|{}|{}", kind, possible, static_cast<const void*>(a.expr), static_cast<const void*>(b.expr));
 }
+
+void addLineInventory(const KernelModel& m, const Access& a, bool store, const RuleContext& rc,
+                      std::map<std::string, double>& predicted) {
+  const auto& sm = rc.sm();
+  auto where = [&](const clang::Expr* e) { return sm.getDecomposedExpansionLoc(e->getBeginLoc()); };
+  auto [file, offset] = where(a.expr);
+  unsigned line = sm.getLineNumber(file, offset);
+  // The line's distinct accesses of the space and direction, by position in the source.
+  std::vector<std::pair<unsigned, const Access*>> same;
+  std::set<const clang::Expr*> seen;
+  for (const auto& b : m.accesses()) {
+    if (b.space != a.space || b.isAtomic || !(store ? b.isWrite : b.isRead)) continue;
+    if (!seen.insert(b.expr).second) continue;
+    auto [f, o] = where(b.expr);
+    if (f != file || sm.getLineNumber(f, o) != line) continue;
+    same.push_back({o, &b});
+  }
+  std::stable_sort(same.begin(), same.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  int order = -1, count = 0, orderW = -1, countW = 0;
+  for (const auto& [o, b] : same) {
+    if (b->expr == a.expr) order = count, orderW = countW;
+    ++count;
+    if (b->elemSize == a.elemSize) ++countW;
+  }
+  if (order < 0) return;
+  predicted["width"] = a.elemSize;
+  predicted["lineOrder"] = order;
+  predicted["lineCount"] = count;
+  predicted["lineOrderSameWidth"] = orderW;
+  predicted["lineCountSameWidth"] = countW;
+}
+
 }  // namespace gpuopt

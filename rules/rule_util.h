@@ -6,9 +6,22 @@
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/SmallVector.h>
 
+#include <map>
+
 #include "analyzer/model/kernel_model.h"
 
 namespace gpuopt {
+
+class RuleContext;
+
+// Where an access stands among the accesses of its line (`gpuopt-lint profile` matches a finding
+// to its own SASS instructions with it, analyzer/profile/match.h): added to a finding's
+// predictions as "width" (bytes per lane), "lineOrder"/"lineCount" (its position among the line's
+// distinct accesses of the same memory space and direction, loads or stores, in source order) and
+// "lineOrderSameWidth"/"lineCountSameWidth" (the same among those of its width). `store`: the
+// finding is about the access's store (else its load).
+void addLineInventory(const KernelModel& m, const Access& a, bool store, const RuleContext& rc,
+                      std::map<std::string, double>& predicted);
 
 // "lanes 0, 1, 2, 3 ... 31" (at most `max` listed).
 

@@ -11,7 +11,7 @@ class SerializedTransfersRule final : public Rule {
       "serialized-transfers",
       "a loop that copies to the device, launches kernels and copies back on the default stream or one "
       "synchronised stream, so transfers never overlap compute",
-      Severity::Warning, "serialized-transfers"};
+      Severity::Warning, "serialized-transfers", "small-bytes"};
   const RuleInfo& info() const override { return kInfo; }
   void checkTranslationUnit(clang::ASTContext& ctx, RuleContext& rc) override;
 };

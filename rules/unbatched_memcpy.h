@@ -10,7 +10,7 @@ class UnbatchedMemcpyRule final : public Rule {
       "unbatched-memcpy",
       "small host<->device copies issued one per loop iteration, or consecutive iterations copying adjacent "
       "ranges that one copy could move",
-      Severity::Warning, "unbatched-memcpy"};
+      Severity::Warning, "unbatched-memcpy", "small-bytes"};
   // Below this many bytes a copy costs mostly its fixed latency (lecture 003: "If the data < 80KB,
   // the latency dominates the performance"); option `small-bytes`.
   static constexpr int64_t kSmallBytes = 80 * 1024;

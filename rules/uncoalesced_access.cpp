@@ -159,6 +159,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     Diagnostic d = rc.make(kInfo, rc.span(a.expr), msg);
     d.predicted = {{"sectors", c.sectors}, {"usefulSectors", c.ideal}, {"store", a.isWrite && !a.isRead ? 1 : 0},
                    {"random", c.random ? 1 : 0}};
+    addLineInventory(m, a, a.isWrite && !a.isRead, rc, d.predicted);
     d.fixHint = fix;
     rc.report(std::move(d));
   }

@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gpuopt-lint needs, if any are missing. Says which, in one line.
-# Used by `make run` and `make test`; safe to run again (does nothing when all are present).
+#   scripts/setup.sh [BUILD]          what building the tool and its .deb needs (make run, build-tool,
+#                                     package; the GitHub Action's build from source)
+#   scripts/setup.sh --test [BUILD]   that, plus the tools the tests drive for real (make test)
+# Safe to run again (does nothing when all are present).
 set -euo pipefail
+mode=build
+if [ "${1:-}" = --test ]; then mode=test; shift; fi
 pkgs=(cmake make g++ clang-22 libclang-22-dev llvm-22-dev libclang-cpp22-dev libfmt-dev
       libgtest-dev libyaml-cpp-dev nlohmann-json3-dev)
-# Tools the ecosystem tests drive for real (pre-commit hook test, SARIF validation).
-pkgs+=(pre-commit git)
-# The editor and toolchain tests: Neovim's LSP client, clang-apply-replacements, the .deb (dpkg-dev:
-# dpkg-shlibdeps computes its Depends).
-pkgs+=(neovim clang-tools-22 dpkg-dev python3)
+# The man page is generated from --help at build time; dpkg-shlibdeps (dpkg-dev) computes the .deb's
+# Depends.
+pkgs+=(help2man dpkg-dev)
+if [ $mode = test ]; then
+  # Tools the ecosystem tests drive for real: pre-commit, git, Neovim's LSP client,
+  # clang-apply-replacements, lintian on the .deb, bash-completion for the completion script.
+  pkgs+=(pre-commit git neovim clang-tools-22 python3 lintian bash-completion)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 # npm may come from Debian or from another Node.js packaging: check the command, not the package.
-command -v npm >/dev/null || missing+=(nodejs npm)
+if [ $mode = test ]; then command -v npm >/dev/null || missing+=(nodejs npm); fi
 if ((${#missing[@]})); then
   echo "setup: installing missing Debian packages: ${missing[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -24,6 +32,7 @@ if ((${#missing[@]})); then
 else
   echo "setup: all Debian packages present"
 fi
+[ $mode = test ] || exit 0
 # SARIF validator (Microsoft's multitool) for the SARIF tests, from the npm registry, kept inside
 # the build folder so nothing global changes. Optional: the SARIF schema test says if it is absent.
 tooldir="${1:-build}/tools-npm"

@@ -32,8 +32,10 @@
 #include <fmt/format.h>
 
 #include "analyzer/app/config.h"
+#include "analyzer/app/summary.h"
 #include "analyzer/report/fix.h"
 #include "analyzer/report/grouping.h"
+#include "analyzer/report/new_findings.h"
 #include "analyzer/report/output.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/app/lint.h"
@@ -155,7 +157,9 @@ int main(int argc, char** argv) {
 #if GPUOPT_LAUNCHER
   // What the launcher leaves to the analyzer: the demos, the language server, a whole
   // compilation database, changing files (--fix) or writing fixes, --dump-config.
-  if (!o.demo.empty() || o.lsp || o.files.empty() || o.fix || o.showFixes || !o.exportFixes.empty() || o.dumpConfig)
+  // (--diff - reads the diff from stdin, which the analyzer would then not see.)
+  if (!o.demo.empty() || o.lsp || o.files.empty() || o.fix || o.showFixes || !o.exportFixes.empty() || o.dumpConfig ||
+      (o.diff && *o.diff == "-"))
     runAnalyzer(argv);
 #else
   if (!o.demo.empty()) return demo(o);
@@ -190,6 +194,39 @@ int main(int argc, char** argv) {
     }
   }
 #endif
+  // Only new findings: the lines a diff changes (--diff), the findings a baseline lists (--baseline).
+  std::optional<ChangedLines> changed;
+  if (o.diff) {
+    ChangedLines cl;
+    std::string derr;
+    bool ok;
+    if (*o.diff == "-") {
+      std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+      ok = cl.parse(text, repositoryRoot(cwd + "/."), cwd, derr);
+      if (ok && o.files.empty())
+        for (const auto& f : cl.files())
+          if (f.ends_with(".cu") || f.ends_with(".cuh")) o.files.push_back(relativePath(f, cwd));
+    } else {
+      ok = cl.fromGit(*o.diff, cwd, o.files, derr);
+    }
+    if (!ok) {
+      std::cerr << "gpuopt-lint: error: " << derr << "\n";
+      return 2;
+    }
+    if (o.files.empty()) {
+      if (!o.quiet) std::cerr << "gpuopt-lint: no CUDA file changed" << (*o.diff == "-" ? " in the diff" : " since " + *o.diff) << "\n";
+      return 0;
+    }
+    changed = std::move(cl);
+  }
+  Baseline baseline;
+  if (!o.baseline.empty()) {
+    std::string berr;
+    if (!baseline.load(o.baseline, berr)) {
+      std::cerr << "gpuopt-lint: error: " << berr << "\n";
+      return 2;
+    }
+  }
   // The preamble and result caches (--cache-dir, --no-cache).
   CacheOptions cache;
   if (!o.noCache) cache.dir = o.cacheDir.empty() ? defaultCacheDir() : o.cacheDir;
@@ -228,6 +265,7 @@ int main(int argc, char** argv) {
 #if !GPUOPT_LAUNCHER
     if (profiling) {
       perFile[i].analysis.model.profiledBlocks = profile::blockShapes(pc.profile);
+      perFile[i].analysis.model.profiledGrids = profile::gridShapes(pc.profile);
       // The block shapes a profile recorded change the findings and are not part of the result
       // cache's key: a profile run does not read or store results (the header preamble still helps).
       perFile[i].analysis.cache.results = false;
@@ -283,8 +321,11 @@ int main(int argc, char** argv) {
   std::atomic<size_t> fromCache{0}, preamblesBuilt{0};
   std::vector<std::vector<std::string>> logs(o.files.size());
   std::atomic<size_t> next{0};
+  std::vector<size_t> todo(o.files.size());  // the inputs to lint (all; after --fix, the fixed ones)
+  for (size_t i = 0; i < todo.size(); ++i) todo[i] = i;
   auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < o.files.size();) {
+    for (size_t n; (n = next.fetch_add(1)) < todo.size();) {
+      const size_t i = todo[n];
       if (!results[i].errors.empty()) continue;  // config error
       const ResolvedOptions& ro = perFile[i];
       if (ro.excluded) {
@@ -307,19 +348,24 @@ int main(int argc, char** argv) {
       if (fa.fromCache) ++fromCache;
       if (fa.preambleBuilt) ++preamblesBuilt;
       results[i] = std::move(fa.result);
-      logs[i] = std::move(fa.log);
+      logs[i] = ro.log;
+      logs[i].insert(logs[i].end(), fa.log.begin(), fa.log.end());
       if (o.frontend.verbose && !fa.fromCache)
         logs[i].push_back(fmt::format("{}: parse {:.1f} ms, analysis {:.1f} ms, {} kernels", o.files[i], fa.parseMs,
                                       fa.analysisMs, fa.kernels));
       progress.finished(o.files[i]);
     }
   };
-  unsigned jobs = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(o.files.size())));
-  std::vector<std::thread> pool;
-  for (unsigned j = 1; j < jobs; ++j) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  progress.clear();
+  auto lintTodo = [&] {
+    next = 0;
+    unsigned jobs = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(todo.size())));
+    std::vector<std::thread> pool;
+    for (unsigned j = 1; j < jobs; ++j) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+    progress.clear();
+  };
+  lintTodo();
 #if GPUOPT_LAUNCHER
   if (miss) runAnalyzer(argv);
   if (o.frontend.verbose) {
@@ -331,8 +377,10 @@ int main(int argc, char** argv) {
     for (auto& l : logs)
       for (auto& line : l) std::cerr << "gpuopt-lint: " << line << "\n";
 
-  // A header (or an included kernel file) linted through several inputs is reported once.
-  {
+  // A header (or an included kernel file) linted through several inputs is reported once; then
+  // only new findings (--diff, --baseline).
+  std::vector<size_t> hiddenByDiff(results.size()), hiddenByBaseline(results.size());  // per input
+  auto reportable = [&] {
     std::set<std::tuple<std::string, std::string, unsigned, unsigned, std::string>> seen;
     for (auto& r : results)
       std::erase_if(r.diags, [&](const Diagnostic& d) {
@@ -340,6 +388,35 @@ int main(int argc, char** argv) {
         std::string f = std::filesystem::weakly_canonical(std::filesystem::absolute(d.span.begin.file, e2), e2).string();
         return !seen.insert({d.ruleId, f, d.span.begin.line, d.span.begin.col, d.message}).second;
       });
+    if (!o.writeBaseline.empty()) return;  // it records every finding
+    for (size_t i : todo) {
+      std::vector<FileResult> one(1);
+      one[0] = std::move(results[i]);
+      if (changed) hiddenByDiff[i] = changed->apply(one);
+      if (!o.baseline.empty()) hiddenByBaseline[i] = baseline.apply(one);
+      results[i] = std::move(one[0]);
+    }
+  };
+  reportable();
+  if (!o.writeBaseline.empty()) {
+    size_t written = 0;
+    std::string werr;
+    if (!writeBaseline(o.writeBaseline, results, written, werr)) {
+      std::cerr << "gpuopt-lint: error: " << werr << "\n";
+      return 2;
+    }
+    bool inputError = configError;
+    for (auto& r : results) {
+      inputError = inputError || !r.errors.empty();
+      r.diags.clear();  // recorded, not reported
+    }
+    SourceCache none;
+    OutputContext eoc;
+    eoc.cwd = cwd;
+    writeText(std::cerr, results, eoc, none);  // the inputs that could not be analysed, if any
+    std::cerr << fmt::format("gpuopt-lint: wrote {} finding{} to {}{}\n", written, written == 1 ? "" : "s", o.writeBaseline,
+                             inputError ? "; some inputs could not be analysed (their findings are not in it)" : "");
+    return inputError ? 2 : 0;
   }
 
   // --export-fixes: clang-tidy's YAML for clang-apply-replacements (before --fix changes the files).
@@ -351,20 +428,47 @@ int main(int argc, char** argv) {
     }
   }
 
-  // --fix: apply mechanical fixes.
-  std::vector<std::pair<std::string, std::string>> fixed;  // --show-fixes with --fix: (file, rule)
+  // --fix: apply mechanical fixes, file by file (a finding's fix can be in a header the input
+  // includes), then lint the fixed inputs again: what is reported is what remains.
+  std::vector<std::pair<std::string, std::string>> fixed;  // (file, rule) of the findings fixed
+  // A patch names files from their repository's root (git apply), else from here (patch -p1).
+  auto patchName = [&](const std::string& file) {
+    std::string root = repositoryRoot(file);
+    std::string shown = relativePath(file, root.empty() ? cwd : root);
+    return !shown.empty() && shown[0] == '/' ? relativePath(file, cwd) : shown;
+  };
   if (o.fix) {
-    for (auto& r : results) {
-      // Fixes are applied file by file (a finding can be in a header the input includes).
-      std::map<std::string, std::vector<Diagnostic>> byFile;
+    std::vector<size_t> again;
+    for (size_t i = 0; i < results.size(); ++i) {
+      auto& r = results[i];
+      std::map<std::string, std::vector<Diagnostic>> byFile;  // edits of each file, by finding
       for (const auto& d : r.diags)
-        if (!d.fixIts.empty()) byFile[d.span.begin.file].push_back(d);
+        for (const auto& fx : d.fixIts) {
+          auto& v = byFile[fx.span.begin.file];
+          if (v.empty() || v.back().fingerprint != d.fingerprint || v.back().span.begin.line != d.span.begin.line) {
+            v.push_back(d);
+            v.back().fixIts.clear();
+          }
+          v.back().fixIts.push_back(fx);
+        }
       for (const auto& [file, diags] : byFile) {
         std::string ferr;
-        if (!applyFixes(file, diags, o.dryRun, std::cout, ferr)) r.errors.push_back({file, ferr});
-        else for (const auto& d : diags) fixed.emplace_back(file, d.ruleId);
+        if (!applyFixes(file, diags, o.dryRun, std::cout, ferr, patchName(file))) {
+          r.errors.push_back({file, ferr});
+          continue;
+        }
+        for (const auto& d : diags) fixed.emplace_back(file, d.ruleId);
+        if (!o.dryRun && (again.empty() || again.back() != i)) again.push_back(i);
       }
     }
+#if !GPUOPT_LAUNCHER
+    if (!again.empty() && !profiling) {
+      todo = again;
+      for (size_t i : todo) results[i] = FileResult{};
+      lintTodo();
+      reportable();
+    }
+#endif
   }
 
 #if !GPUOPT_LAUNCHER
@@ -380,8 +484,12 @@ int main(int argc, char** argv) {
 
   OutputContext oc;
   oc.cwd = cwd;
+  // GitHub annotations name files from the repository's root ($GITHUB_WORKSPACE in Actions).
+  if (const char* ws = std::getenv("GITHUB_WORKSPACE"); ws && *ws) oc.repoRoot = ws;
+  else oc.repoRoot = repositoryRoot(cwd + "/.");
   oc.toolVersion = GPUOPT_VERSION;
   oc.docsBaseUri = kDocsBaseUri;
+  oc.verbose = o.frontend.verbose;
   oc.color = o.color == "always" || (o.color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
   SourceCache sources;
   if (o.statistics) {
@@ -413,7 +521,7 @@ int main(int argc, char** argv) {
       std::cout << (byFile.empty() ? "No finding has a mechanical fix.\n" : "Fixes (apply with --fix):\n");
       for (const auto& [file, diags] : byFile) {
         std::string ferr;
-        if (!applyFixes(file, diags, true, std::cout, ferr)) std::cerr << "gpuopt-lint: error: " << file << ": " << ferr << "\n";
+        if (!applyFixes(file, diags, true, std::cout, ferr, patchName(file))) std::cerr << "gpuopt-lint: error: " << file << ": " << ferr << "\n";
       }
     }
   }
@@ -425,34 +533,19 @@ int main(int argc, char** argv) {
       if (meetsFailThreshold(perFile[i], d)) anyFinding = true;
   }
   if (o.format == OutputFormat::Text && !o.quiet && !o.statistics) {
-    size_t n = 0, files = 0, kernels = 0, partly = 0;
-    std::vector<std::string> noKernel;
-    for (const auto& r : results) {
-      n += r.diags.size();
-      files += r.errors.empty() ? 1 : 0;
-      if (r.kernels > 0) kernels += static_cast<size_t>(r.kernels);
-      for (const auto& k : r.coverage) partly += k.partly();
-      if (r.kernels == 0 && r.errors.empty()) noKernel.push_back(r.file);
-    }
-    // The summary: findings, files, kernels, time taken, and what the cache saved.
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime).count();
-    std::string cacheNote;
-    if (fromCache > 0) cacheNote += fmt::format("; {} unchanged (from the cache)", fromCache.load());
-    if (preamblesBuilt > 0)
-      cacheNote += fmt::format("; CUDA header preamble built for {} file{} (later runs are faster)", preamblesBuilt.load(),
-                               preamblesBuilt == 1 ? "" : "s");
-    std::cerr << fmt::format("gpuopt-lint: {} finding{} in {} file{} analysed ({} kernel{}{}) in {:.2f} s{}{}\n",
-                             n, n == 1 ? "" : "s", files, files == 1 ? "" : "s", kernels, kernels == 1 ? "" : "s",
-                             partly ? fmt::format(", {} partly analysed", partly) : std::string(), secs,
-                             cacheNote, anyError ? "; some inputs could not be analysed" : "");
-    // Say which files had no kernel to analyse (host code only, or kernels the compiler rejected).
-    if (!noKernel.empty()) {
-      std::string list;
-      for (size_t k = 0; k < noKernel.size() && k < 5; ++k) list += (k ? ", " : "") + noKernel[k];
-      if (noKernel.size() > 5) list += fmt::format(" and {} more", noKernel.size() - 5);
-      std::cerr << fmt::format("gpuopt-lint: no kernel analysed in {} file{}: {}\n", noKernel.size(),
-                               noKernel.size() == 1 ? "" : "s", list);
-    }
+    RunSummary sum;
+    sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime).count();
+    sum.fromCache = fromCache, sum.preamblesBuilt = preamblesBuilt;
+    for (size_t i = 0; i < results.size(); ++i) sum.hiddenByDiff += hiddenByDiff[i], sum.hiddenByBaseline += hiddenByBaseline[i];
+    sum.diff = o.diff.value_or(""), sum.baseline = o.baseline;
+    writeSummary(std::cerr, results, perFile, sum);
+  }
+  if (o.fix && !o.dryRun && !o.quiet) {
+    std::set<std::string> files;
+    size_t remaining = 0;
+    for (const auto& [file, rule] : fixed) files.insert(file);
+    for (const auto& r : results) remaining += r.diags.size();
+    std::cerr << fixSummary(fixed.size(), files.size(), remaining) << "\n";
   }
   // --exit-zero (ruff): findings never fail the run; inputs that could not be analysed still do.
   return anyError ? 2 : anyFinding && !o.exitZero ? 1 : 0;

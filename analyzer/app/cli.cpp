@@ -8,14 +8,30 @@
 
 namespace gpuopt {
 
+namespace {
+// "Finds ... with 16 rules: a, b, ..." wrapped at 100 columns, from the rule list itself.
+std::string ruleListText() {
+  const auto& infos = allRuleInfos();
+  std::string out, line = "Finds CUDA performance and correctness mistakes with " + std::to_string(infos.size()) + " rules:";
+  for (size_t i = 0; i < infos.size(); ++i) {
+    std::string word = std::string(infos[i].id) + (i + 1 < infos.size() ? "," : " (--list-rules, --explain ID).");
+    if (line.size() + 1 + word.size() > 100) {
+      out += line + "\n";
+      line = word;
+    } else {
+      line += " " + word;
+    }
+  }
+  return out + line + "\n";
+}
+}  // namespace
+
 std::string usageText() {
-  return R"(usage: gpuopt-lint [options] FILE... [-- COMPILER-ARGS]
-       gpuopt-lint lsp [options]      (language server on stdin/stdout; also --lsp)
-       gpuopt-lint profile [options] [FILE...] -- COMMAND [ARGS...]   (see gpuopt-lint profile --help)
+  return R"(Usage: gpuopt-lint [options] FILE... [-- COMPILER-ARGS]
+  or:  gpuopt-lint lsp [options]      (language server on stdin/stdout; also --lsp)
+  or:  gpuopt-lint profile [options] [FILE...] -- COMMAND [ARGS...]   (see gpuopt-lint profile --help)
 
-Finds CUDA performance and correctness mistakes: divergent branches, uncoalesced global access,
-shared-memory races and bank conflicts, pageable cudaMemcpy in loops, unsafe warp reductions.
-
+)" + ruleListText() + R"(
 Input and compiler:
   -p DIR                  read compile flags from DIR/compile_commands.json (default: found upward)
   -- ARGS                 extra compiler arguments (e.g. -DTILE=32 -Iinclude)
@@ -43,6 +59,14 @@ Rules:
   --dump-config           print the effective configuration (for the first file) and exit
   --fail-on LEVEL         note|warning|error: lowest severity that makes the exit status 1
 
+Only new findings:
+  --baseline FILE         do not report the findings FILE lists (written by --write-baseline; matched
+                          by file, rule and fingerprint, so findings whose lines moved stay hidden)
+  --write-baseline FILE   write the findings of this run to FILE (exit 0 unless an input failed)
+  --diff REV              report only findings on lines added or changed since the git revision REV
+                          (without FILE: the .cu/.cuh files changed since REV); '--diff -' reads a
+                          unified diff from stdin instead (as clang-tidy-diff: git diff -U0 | ...)
+
 Output:
   --format FMT            text (default), json, sarif, github (alias --output-format)
   --color WHEN            auto (default), always, never
@@ -53,13 +77,16 @@ Output:
   --export-fixes FILE     write findings and fixes as clang-tidy YAML for clang-apply-replacements
   --no-group              list every place of a repeated pattern (default: one finding per pattern
                           and kernel, saying "and N more like it", the others as related places)
-  --fix                   apply mechanical fixes (e.g. pad a bank-conflicting shared array)
-  --dry-run               with --fix: print the diff instead of writing
+  --fix                   apply mechanical fixes (e.g. pad a bank-conflicting shared array), then lint
+                          the fixed files again and report what remains
+  --dry-run               with --fix: print the fixes as a patch (git apply, patch -p1) instead
   -j N                    analyse N files in parallel (default: number of cores)
   --cache-dir DIR         cache folder for precompiled CUDA headers and unchanged files' findings
                           (default: $XDG_CACHE_HOME/gpuopt-lint or ~/.cache/gpuopt-lint)
   --no-cache              neither read nor write the cache (parse every file from scratch)
-  --verbose               show the compiler command, compile_commands.json use and timings
+  --verbose               show the compiler command, compile_commands.json use and timings (a file
+                          answered from the result cache shows the log stored with it: add --no-cache
+                          to parse it again)
 
 Editor:
   lsp, --lsp              Language Server Protocol on stdio: diagnostics on open, change and save,
@@ -77,6 +104,8 @@ With -p DIR and no FILE, every CUDA translation unit of DIR/compile_commands.jso
 
 Exit status: 0 no findings, 1 findings (compile errors are findings: compile-error), 2 usage error
 or an input in which nothing could be analysed (no kernel and no function free of compile errors).
+Exit status of --demo: 0 every fixed variant verified, 1 one computed a wrong result, 2 unknown demo,
+3 no usable GPU or driver (or a build without nvcc), 4 too little device memory.
 Suppress a finding with // NOLINT(rule-id), // NOLINTNEXTLINE(rule-id), NOLINTBEGIN/NOLINTEND.
 )";
 }
@@ -250,6 +279,14 @@ bool parseCommandLine(const std::vector<std::string>& args, CliOptions& o, std::
       if (o.cacheDir.empty()) { error = "--cache-dir expects a folder"; return false; }
     }
     else if (a == "--no-cache") { if (!flag()) return false; o.noCache = true; }
+    else if (a == "--baseline") { if (!need(o.baseline)) return false; }
+    else if (a == "--write-baseline") { if (!need(o.writeBaseline)) return false; }
+    else if (a == "--diff") {
+      std::string v;
+      if (!need(v)) return false;
+      if (v.empty()) { error = "--diff expects a git revision, or '-' for a unified diff on stdin"; return false; }
+      o.diff = v;
+    }
     else if (a == "--fix") { if (!flag()) return false; o.fix = true; }
     else if (a == "--no-group") { if (!flag()) return false; o.noGroup = true; }
     else if (a == "--dry-run") { if (!flag()) return false; o.dryRun = true; }
@@ -265,8 +302,14 @@ bool parseCommandLine(const std::vector<std::string>& args, CliOptions& o, std::
     error = "the language server takes no files (the editor sends them): '" + o.files.front() + "'";
     return false;
   }
-  if (o.lsp && (o.fix || o.statistics || !o.exportFixes.empty() || o.dumpConfig)) {
-    error = "the language server cannot be combined with --fix, --statistics, --export-fixes or --dump-config";
+  if (o.lsp && (o.fix || o.statistics || !o.exportFixes.empty() || o.dumpConfig || o.diff || !o.baseline.empty() ||
+                !o.writeBaseline.empty())) {
+    error = "the language server cannot be combined with --fix, --statistics, --export-fixes, --dump-config, --diff, "
+            "--baseline or --write-baseline";
+    return false;
+  }
+  if (!o.writeBaseline.empty() && (o.diff || o.fix)) {
+    error = "--write-baseline records every finding: it does not go with --diff or --fix";
     return false;
   }
   if (o.jobs == 0) o.jobs = std::max(1u, std::thread::hardware_concurrency());

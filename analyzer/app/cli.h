@@ -41,6 +41,10 @@ struct CliOptions {
   bool exitZero = false;                   // --exit-zero: findings do not fail the run
   bool showFixes = false;                  // --show-fixes: list the mechanical fixes
   bool lsp = false;                        // `gpuopt-lint lsp` / --lsp: language server on stdio
+  // Only new findings (analyzer/report/new_findings.h).
+  std::string baseline;       // --baseline FILE
+  std::string writeBaseline;  // --write-baseline FILE
+  std::optional<std::string> diff;  // --diff REV ("-": a unified diff on stdin)
   std::string cacheDir;  // --cache-dir (default: defaultCacheDir(), XDG)
   bool noCache = false;  // --no-cache: neither the precompiled preamble nor the result cache
 };

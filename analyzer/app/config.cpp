@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <regex>
@@ -26,6 +27,14 @@ std::string findConfigFile(const std::string& file) {
 }
 
 namespace {
+std::vector<std::string> splitWords(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string w; std::getline(ss, w, ',');)
+    if (!w.empty()) out.push_back(w);
+  return out;
+}
+
 std::vector<std::string> stringList(const YAML::Node& n, const std::string& key) {
   std::vector<std::string> out;
   if (n.IsScalar()) { out.push_back(n.as<std::string>()); return out; }
@@ -42,18 +51,36 @@ void checkRule(const YAML::Node& where, const std::string& id) {
 }
 }  // namespace
 
-bool loadConfigFile(const std::string& path, ResolvedOptions& out, std::string& error) {
+namespace {
+bool loadConfigChain(const std::string& path, ResolvedOptions& out, std::string& error, std::vector<std::string>& chain) {
   try {
     YAML::Node root = YAML::LoadFile(path);
     if (root.IsNull()) { out.configPath = path; return true; }
     if (!root.IsMap()) throw YAML::RepresentationException(root.Mark(), "the configuration must be a mapping");
+    // extend: the other file first, whatever the order of the keys.
+    if (const YAML::Node ext = root["extend"]) {
+      if (!ext.IsScalar()) throw YAML::RepresentationException(ext.Mark(), "'extend' must be the path of another configuration file");
+      fs::path base = fs::path(path).parent_path();
+      std::error_code ec;
+      fs::path parent = fs::weakly_canonical(base / ext.as<std::string>(), ec);
+      if (!fs::exists(parent, ec))
+        throw YAML::RepresentationException(ext.Mark(), "'extend': " + (base / ext.as<std::string>()).string() + " does not exist");
+      if (std::find(chain.begin(), chain.end(), parent.string()) != chain.end())
+        throw YAML::RepresentationException(ext.Mark(), "'extend': " + parent.string() + " extends itself (through " +
+                                                            fmt::format("{}", fmt::join(chain, " -> ")) + ")");
+      chain.push_back(parent.string());
+      if (!loadConfigChain(parent.string(), out, error, chain)) return false;
+      out.extended.insert(out.extended.begin(), parent.string());
+    }
     for (const auto& kv : root) {
       std::string key = kv.first.as<std::string>();
       const YAML::Node& v = kv.second;
-      if (key == "rules") {
+      if (key == "extend") {
+        continue;
+      } else if (key == "rules") {
         auto list = stringList(v, key);
         for (const auto& r : list) checkRule(v, r);
-        out.enabledPatterns = list;
+        out.enabledPatterns.insert(out.enabledPatterns.end(), list.begin(), list.end());  // after an extended file's
       } else if (key == "severity") {
         if (!v.IsMap()) throw YAML::RepresentationException(v.Mark(), "'severity' must map rule ids to note/warning/error");
         for (const auto& s : v) {
@@ -102,6 +129,17 @@ bool loadConfigFile(const std::string& path, ResolvedOptions& out, std::string& 
       } else if (key == "exclude") {
         fs::path base = fs::path(path).parent_path();
         for (const auto& g : stringList(v, key)) out.enabledPatterns.push_back("!exclude:" + (base / g).string());
+      } else if (key == "per-file-ignores") {
+        // ruff's per-file-ignores: {glob relative to this file's folder: [rule ids or globs]}.
+        if (!v.IsMap()) throw YAML::RepresentationException(v.Mark(), "'per-file-ignores' must map path globs to lists of rules");
+        fs::path base = fs::path(path).parent_path();
+        for (const auto& e : v) {
+          auto rules = stringList(e.second, "per-file-ignores");
+          for (const auto& r : rules) checkRule(e.second, r);
+          fs::path glob = fs::path(e.first.as<std::string>()).is_absolute() ? fs::path(e.first.as<std::string>())
+                                                                            : base / e.first.as<std::string>();
+          out.perFileIgnores.push_back({glob.lexically_normal().string(), rules});
+        }
       } else if (key == "header-filter") {
         std::string re = v.as<std::string>();
         try {
@@ -114,9 +152,22 @@ bool loadConfigFile(const std::string& path, ResolvedOptions& out, std::string& 
         if (!v.IsMap()) throw YAML::RepresentationException(v.Mark(), "'options' must map rule ids to option maps");
         for (const auto& r : v) {
           std::string id = r.first.as<std::string>();
-          checkRule(r.first, id);
+          const RuleInfo* info = findRuleInfo(id);
+          if (!info) throw YAML::RepresentationException(r.first.Mark(), "unknown rule '" + id + "' (options take exact rule ids)");
           if (!r.second.IsMap()) throw YAML::RepresentationException(r.second.Mark(), "options of '" + id + "' must be a mapping");
-          for (const auto& o : r.second) out.analysis.model.ruleOptions[id + "." + o.first.as<std::string>()] = o.second.as<double>();
+          for (const auto& o : r.second) {
+            std::string name = o.first.as<std::string>();
+            // A misspelled option would silently keep the default: an error, as an unknown key is.
+            if (info->options.empty())
+              throw YAML::RepresentationException(o.first.Mark(), "rule '" + id + "' has no options (see gpuopt-lint --explain " + id + ")");
+            if (!ruleHasOption(*info, name)) {
+              std::string known(info->options);
+              std::replace(known.begin(), known.end(), ' ', ',');
+              throw YAML::RepresentationException(o.first.Mark(), "unknown option '" + name + "' for rule '" + id +
+                                                                      "' (its options: " + fmt::format("{}", fmt::join(splitWords(known), ", ")) + ")");
+            }
+            out.analysis.model.ruleOptions[id + "." + name] = o.second.as<double>();
+          }
         }
       } else {
         throw YAML::RepresentationException(kv.first.Mark(), "unknown key '" + key + "'");
@@ -128,6 +179,25 @@ bool loadConfigFile(const std::string& path, ResolvedOptions& out, std::string& 
     error = fmt::format("{}:{}:{}: invalid configuration: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg);
     return false;
   }
+}
+}  // namespace
+
+bool loadConfigFile(const std::string& path, ResolvedOptions& out, std::string& error) {
+  std::error_code ec;
+  std::vector<std::string> chain = {fs::weakly_canonical(path, ec).string()};
+  return loadConfigChain(path, out, error, chain);
+}
+
+bool ignoredInFile(const ResolvedOptions& r, const std::string& file, const std::string& rule) {
+  if (r.perFileIgnores.empty()) return false;
+  std::error_code ec;
+  std::string abs = fs::absolute(file, ec).lexically_normal().string();
+  for (const auto& [glob, rules] : r.perFileIgnores) {
+    if (!globMatch(glob, abs)) continue;
+    for (const auto& g : rules)
+      if (globMatch(g, rule)) return true;
+  }
+  return false;
 }
 
 bool resolveOptions(const CliOptions& cli, const std::string& file, ResolvedOptions& out, std::string& error) {
@@ -141,6 +211,21 @@ bool resolveOptions(const CliOptions& cli, const std::string& file, ResolvedOpti
       return false;
     }
     if (!path.empty() && !loadConfigFile(path, out, error)) return false;
+    if (!path.empty()) {
+      std::string chain = path;
+      for (const auto& e : out.extended) chain += ", extending " + e;
+      out.log.push_back(file + ": configuration " + chain);
+      // The nearest file is the whole configuration: say so when one above it is left out.
+      std::error_code ec;
+      fs::path dir = fs::absolute(out.extended.empty() ? path : out.extended.back(), ec).parent_path();
+      if (cli.configFile.empty() && dir.has_parent_path() && dir != dir.root_path()) {
+        std::string above = findConfigFile((dir.parent_path() / "x").string());
+        if (!above.empty())
+          out.log.push_back(file + ": " + (out.extended.empty() ? path : out.extended.back()) + " does not extend " +
+                            above + ": its settings do not apply (add `extend: " +
+                            fs::path(above).lexically_relative(fs::absolute(path, ec).parent_path()).string() + "` to inherit them)");
+      }
+    }
   }
   // Command line wins.
   if (cli.gpuArchGiven) out.analysis.frontend.gpuArch = cli.frontend.gpuArch;
@@ -184,8 +269,10 @@ bool resolveOptions(const CliOptions& cli, const std::string& file, ResolvedOpti
 
 std::string dumpConfig(const ResolvedOptions& r) {
   YAML::Emitter e;
+  std::string from = r.configPath;
+  for (const auto& x : r.extended) from += ", which extends " + x + ",";
   e << YAML::Comment(r.configPath.empty() ? "no .gpuopt-lint.yaml found; defaults and command line"
-                                          : "from " + r.configPath + " and the command line");
+                                          : "from " + from + " and the command line");
   e << YAML::BeginMap;
   e << YAML::Key << "rules" << YAML::Value << YAML::Flow << YAML::BeginSeq;
   for (const auto& id : r.analysis.enabledRules)
@@ -215,6 +302,11 @@ std::string dumpConfig(const ResolvedOptions& r) {
   e << YAML::Key << "options" << YAML::Value << YAML::BeginMap;
   for (const auto& [k, v] : m.ruleOptions) e << YAML::Key << k << YAML::Value << v;
   e << YAML::EndMap;
+  if (!r.perFileIgnores.empty()) {
+    e << YAML::Key << "per-file-ignores" << YAML::Value << YAML::BeginMap;
+    for (const auto& [g, rules] : r.perFileIgnores) e << YAML::Key << g << YAML::Value << YAML::Flow << rules;
+    e << YAML::EndMap;
+  }
   e << YAML::EndMap;
   return std::string(e.c_str()) + "\n";
 }

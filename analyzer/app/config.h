@@ -1,5 +1,10 @@
-// .gpuopt-lint.yaml: found upward from each file (nearest wins); the command line wins over it.
+// .gpuopt-lint.yaml: found upward from each file; the nearest one is the whole configuration
+// unless it says `extend: PATH` (ruff's `extend`): then PATH is read first and this file's keys
+// apply on top of it (lists such as rules, exclude and compiler-args are appended, maps such as
+// severity, options and per-file-ignores merged key by key, single values replaced). The command
+// line wins over both.
 //
+//   extend: ../.gpuopt-lint.yaml          # inherit another configuration (relative to this file)
 //   rules: ["*", "-divergent-branch"]     # enabled rules, globs; "-" disables
 //   severity: {bank-conflict: error}      # per-rule severity
 //   fail-on: warning                      # lowest severity that makes the exit status 1
@@ -10,6 +15,7 @@
 //   exclude: ["third_party/*"]            # globs on paths relative to the config's folder
 //   header-filter: "/include/mylib/"      # which included files are linted (as --header-filter)
 //   options: {bank-conflict: {min-ways: 4}, uncoalesced-access: {max-efficiency: 0.25}}
+//   per-file-ignores: {"tests/*": [divergent-branch]}  # rules not reported in matching files
 #pragma once
 #include <map>
 #include <string>
@@ -25,8 +31,15 @@ struct ResolvedOptions {
   Severity failOn = Severity::Note;  // every finding fails by default
   bool excluded = false;
   std::string configPath;            // the file used, or empty
+  std::vector<std::string> extended; // the files it extends, nearest first (extend:)
   std::vector<std::string> enabledPatterns;  // for --dump-config
+  // per-file-ignores: (absolute path glob, rule globs), applied to each finding's file.
+  std::vector<std::pair<std::string, std::vector<std::string>>> perFileIgnores;
+  std::vector<std::string> log;      // for --verbose: how the configuration was found
 };
+
+// Whether per-file-ignores drop a finding of `rule` in `file`.
+bool ignoredInFile(const ResolvedOptions& r, const std::string& file, const std::string& rule);
 
 // Loads a config file into `out` (merging). Returns false with "file:line: message".
 bool loadConfigFile(const std::string& path, ResolvedOptions& out, std::string& error);

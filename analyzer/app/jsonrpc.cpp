@@ -1,5 +1,7 @@
 #include "analyzer/app/jsonrpc.h"
 
+#include "analyzer/report/source_cache.h"
+
 #include <algorithm>
 #include <cctype>
 #include <istream>
@@ -120,13 +122,7 @@ std::string uriFromPath(std::string_view path) {
 unsigned characterOfByte(std::string_view line, size_t byte, Encoding enc) {
   byte = std::min(byte, line.size());
   if (enc == Encoding::Utf8) return static_cast<unsigned>(byte);
-  unsigned units = 0;
-  for (size_t i = 0; i < byte;) {
-    size_t n = sequenceLength(static_cast<unsigned char>(line[i]));
-    units += n == 4 ? 2 : 1;  // outside the BMP: a surrogate pair
-    i += n;
-  }
-  return units;
+  return utf16Units(line.substr(0, byte));
 }
 
 size_t byteOfCharacter(std::string_view line, unsigned character, Encoding enc) {

@@ -20,6 +20,8 @@ void finishLint(const std::string& file, const ResolvedOptions& opts, bool group
     Suppressions s(f, sources.lines(f));
     std::erase_if(fa.result.diags, [&](const Diagnostic& d) { return d.span.begin.file == f && s.suppresses(d); });
   }
+  // per-file-ignores of the configuration, by the file each finding is in.
+  std::erase_if(fa.result.diags, [&](const Diagnostic& d) { return ignoredInFile(opts, d.span.begin.file, d.ruleId); });
   applySeverities(opts, fa.result.diags);
   if (group) groupRepeats(fa.result.diags);
   assignFingerprints(fa.result.diags, sources);

@@ -1,6 +1,7 @@
 #include "analyzer/app/profile_command.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -50,19 +51,21 @@ Profile options:
   --runs N                with --try-fixes: timed runs per variant (default 5)
 
 Every lint option works as well (--format, --rules, --block-dim, -p, --config, ...). Compiler
-arguments come from the configuration file or compile_commands.json: here `--` starts COMMAND.
+arguments come from the configuration file or compile_commands.json: here `--` starts COMMAND,
+except with --import (nothing runs): `profile --import DIR FILE... -- -DN=64 -Iinclude` passes
+compiler arguments as in a plain lint. --verbose lists the SASS instructions behind each verdict.
 
 Exit status: 0 no findings, 1 findings, 2 usage or input error, 3 no NVIDIA GPU visible, 4 ncu not
 found, 5 no permission for the GPU's performance counters (ERR_NVGPUCTRPERM), 6 the program was
 built without -lineinfo, 7 COMMAND not found, 8 COMMAND failed, 9 no kernel was profiled,
-10 the --build command failed.
+10 the --build command failed. COMMAND (7), the GPU (3) and ncu (4) are checked in that order
+before anything runs.
 )";
 }
 
 bool parseProfileCommandLine(int argc, char** argv, CliOptions& o, Command& c, std::string& error) {
   std::vector<std::string> args(argv + 2, argv + argc);  // after "profile"
   std::vector<std::string> lint;
-  bool dashdash = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i], value;
     bool inlineValue = false;
@@ -93,8 +96,12 @@ bool parseProfileCommandLine(int argc, char** argv, CliOptions& o, Command& c, s
       return true;
     };
     if (a == "--") {
+      // With --import nothing runs: what follows is the compiler's, as in a plain lint.
+      if (!c.importPath.empty()) {
+        lint.insert(lint.end(), args.begin() + static_cast<long>(i), args.end());
+        break;
+      }
       c.command.assign(args.begin() + static_cast<long>(i) + 1, args.end());
-      dashdash = true;
       break;
     }
     if (a == "--import") { if (!need(c.importPath)) return false; }
@@ -109,10 +116,6 @@ bool parseProfileCommandLine(int argc, char** argv, CliOptions& o, Command& c, s
   }
   if (!parseCommandLine(lint, o, error)) return false;
   if (o.help) return true;
-  if (!c.importPath.empty() && dashdash) {
-    error = "profile: give either --import DIR or '-- COMMAND', not both";
-    return false;
-  }
   if (c.importPath.empty() && c.command.empty()) {
     error = "profile: nothing to profile: give '-- COMMAND [ARGS...]' (a program built with nvcc -lineinfo) or "
             "--import DIR";
@@ -208,6 +211,32 @@ int measure(Command& c, CliOptions& o, std::string& error) {
   std::error_code ec;
   fs::path cwd = fs::current_path(ec);
   if (c.command.size() || c.tryFixes) {
+    // Checked in this order, each with its exit status: COMMAND (7), a GPU (3), ncu (4). Without a
+    // GPU nothing can be measured, so a missing ncu is said only on a machine that has one.
+    if (!c.command.empty()) {
+      const std::string& cmd = c.command.front();
+      auto runnable = [](const fs::path& p) {
+        std::error_code e;
+        return fs::is_regular_file(p, e) && access(p.c_str(), X_OK) == 0;
+      };
+      bool found = false;
+      if (cmd.find('/') != std::string::npos) {
+        found = runnable(cmd);
+      } else if (const char* path = std::getenv("PATH")) {
+        std::stringstream ss(path);
+        for (std::string dir; !found && std::getline(ss, dir, ':');) found = runnable(fs::path(dir.empty() ? "." : dir) / cmd);
+      }
+      if (!found) {
+        error = "cannot run '" + cmd + "': it does not exist or is not executable" +
+                (cmd.find('/') == std::string::npos ? " (not on PATH; give a path, e.g. ./" + cmd + ")" : std::string());
+        return kCommandNotFound;
+      }
+    }
+    std::string why;
+    if (!gpuVisible(why)) {
+      error = why;
+      return kNoGpu;
+    }
     if (c.ncu.empty()) c.ncu = findNcu(o.frontend.cudaPath);
     else if (access(c.ncu.c_str(), X_OK) != 0) {
       error = "--ncu " + c.ncu + ": not an executable";
@@ -217,11 +246,6 @@ int measure(Command& c, CliOptions& o, std::string& error) {
       error = "Nsight Compute's command line (ncu) was not found on PATH, in $CUDA_PATH/bin, /usr/local/cuda/bin or "
               "/opt/nvidia/nsight-compute: install it (it ships with the CUDA toolkit) or give --ncu PATH";
       return kNoNcu;
-    }
-    std::string why;
-    if (!gpuVisible(why)) {
-      error = why;
-      return kNoGpu;
     }
   }
   std::string from = c.importPath;

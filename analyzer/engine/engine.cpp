@@ -273,13 +273,30 @@ class LintConsumer : public clang::ASTConsumer {
         out_.skipped.push_back(std::move(s));
         continue;
       }
-      // A kernel launched with several block shapes is judged with each (up to 4). The shapes a
-      // profile recorded win over the launches in the code, and those over --block-dim.
+      // A kernel launched with several block shapes is judged with each (up to 4).
+      // The shapes a profile recorded win over the launches in the code (and over --block-dim,
+      // which gives the shape only of kernels whose launch is not known).
       auto prof = opts_.model.profiledBlocks.find(k->getNameAsString());
       bool profiled = prof != opts_.model.profiledBlocks.end() && !prof->second.empty();
       std::vector<LaunchIndex::Shape> shapes;
-      if (profiled)
-        for (const auto& b : prof->second) shapes.push_back({b[0], b[1], b[2], "launch the profile recorded"});
+      if (profiled) {
+        // The launch as profiled: its block and grid. A launch in the code with the same block
+        // lends its place (messages point at it, as in a plain lint of it).
+        auto grids = opts_.model.profiledGrids.find(k->getNameAsString());
+        auto code = launches.all(k);
+        for (size_t bi = 0; bi < prof->second.size(); ++bi) {
+          const auto& b = prof->second[bi];
+          LaunchIndex::Shape s{b[0], b[1], b[2], "launch the profile recorded"};
+          for (const auto& c : code)
+            if (c.x == b[0] && c.y == b[1] && c.z == b[2]) s = c;
+          if (grids != opts_.model.profiledGrids.end() && bi < grids->second.size() && grids->second[bi][0] > 0) {
+            const auto& g = grids->second[bi];
+            std::copy(g.begin(), g.end(), s.grid);
+            s.gridBlocks = g[0] * g[1] * g[2];
+          }
+          shapes.push_back(s);
+        }
+      }
       else
         shapes = launches.all(k);
       if (shapes.size() > 4) shapes.resize(4);
@@ -292,12 +309,13 @@ class LintConsumer : public clang::ASTConsumer {
         if (const auto* pt = k->getPrimaryTemplate()) group = fmt::format("{}", static_cast<const void*>(pt->getCanonicalDecl()));
       }
       auto describe = [&](const KernelModel& model) {
-        if (opts_.frontend.verbose)
-          out_.log.push_back(fmt::format("{}: kernel {}: block {}x{}x{} ({}), {} accesses, {} branches, {} barriers{}",
-                                         rc.span(k->getLocation()).begin.file, k->getQualifiedNameAsString(), model.blockX(),
-                                         model.blockY(), model.blockZ(), model.blockSource(), model.accesses().size(),
-                                         model.branches().size(), model.barriers().size(),
-                                         model.truncated() ? " (evaluation truncated)" : ""));
+        // (The log is kept whatever --verbose says: it is stored with the result, and --verbose is
+        // not part of the result cache's key.)
+        out_.log.push_back(fmt::format("{}: kernel {}: block {}x{}x{} ({}), {} accesses, {} branches, {} barriers{}",
+                                       rc.span(k->getLocation()).begin.file, k->getQualifiedNameAsString(), model.blockX(),
+                                       model.blockY(), model.blockZ(), model.blockSource(), model.accesses().size(),
+                                       model.branches().size(), model.barriers().size(),
+                                       model.truncated() ? " (evaluation truncated)" : ""));
         if (std::getenv("GPUOPT_LINT_DEBUG")) dumpModel(model, rc);
       };
       auto covered = [&](const KernelModel& model) {
@@ -555,7 +573,7 @@ class LintAction : public clang::ASTFrontendAction {
     // A missing #include is fatal to Clang (nothing after it would be checked): make it a plain
     // error so the rest of the file is parsed and analysed.
     ci.getDiagnostics().setFatalsAsError(true);
-    if (opts_.frontend.verbose && !layoutDirs_.empty())
+    if (!layoutDirs_.empty())
       ci.getPreprocessor().addPPCallbacks(std::make_unique<LayoutLog>(layoutDirs_, out_.log));
     return true;
   }
@@ -699,7 +717,7 @@ struct Parser {
     if (!cmd.bundledCuda && !opts.cache.dir.empty() && opts.cache.preamble && opts.overlays.empty()) {
       pre = getPreamble(opts.cache.dir, cmd.args, layoutDirs, file,
                         [&](const std::string& p, const std::string& t) { return fileSystem(p, t); },
-                        opts.frontend.verbose ? &preLog : nullptr, mayBuildPreamble);
+                        &preLog, mayBuildPreamble);
       if (pre && pre->built) preambleBuilt = true;
     }
     ParseResult res = runOnce(file, cmd, layoutDirs, target, targetName, pre ? &*pre : nullptr);
@@ -709,7 +727,7 @@ struct Parser {
       pre.reset();
       res = runOnce(file, cmd, layoutDirs, target, targetName, nullptr);
     }
-    if (pre && opts.frontend.verbose)
+    if (pre)
       preLog.push_back(fmt::format("{}: parsed with the preamble {} ({} leading includes)", file, pre->pchPath, pre->includes));
     res.log.insert(res.log.begin(), preLog.begin(), preLog.end());
     res.preamble = std::move(pre);
@@ -777,7 +795,7 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
       }
     }
     ParseCommand pc = buildParseCommand(f, opts.frontend, resourceDir, cudaPath, db.args, layout);
-    if (opts.frontend.verbose) {
+    {
       std::string cmd;
       for (const auto& a : pc.args) cmd += (cmd.empty() ? "" : " ") + a;
       fa.log.push_back("parse: " + cmd);

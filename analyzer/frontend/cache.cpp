@@ -190,8 +190,10 @@ std::string resultKey(const std::string& file, const AnalysisOptions& opts, cons
   std::error_code ec;
   const FrontendOptions& fo = opts.frontend;
   std::string k = toolId + "\n" + fs::current_path(ec).string() + "\n" + resourceDir + "\n" + cudaPath + "\nfile:" + file + "\n";
-  k += fmt::format("frontend:{}|{}|{}|{}|{}|{}|{}\n", fo.compileCommandsDir, fo.cudaPath, fo.noCuda, fo.resourceDir,
-                   fo.gpuArch, fo.verbose, fo.maxFileBytes);
+  // (Only what changes the analysis: --verbose, the output format and the other output options
+  // change what is printed, not the findings, so they are not part of the key.)
+  k += fmt::format("frontend:{}|{}|{}|{}|{}|{}\n", fo.compileCommandsDir, fo.cudaPath, fo.noCuda, fo.resourceDir,
+                   fo.gpuArch, fo.maxFileBytes);
   for (const auto& a : fo.extraArgs) k += "extra:" + a + '\0';
   // What decides the parse command (engine.cpp commandFor): the compilation database's text and
   // the Makefile's (a database without an entry for the file falls back to the Makefile); the

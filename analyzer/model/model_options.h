@@ -16,8 +16,12 @@ struct ModelOptions {
   // qualified or not (a template's name covers its instantiations). Wins over the one above.
   std::map<std::string, std::array<unsigned, 3>> kernelBlocks;
   // Block shapes a profile recorded, per kernel name (`gpuopt-lint profile`): they win over the
-  // launches in the code; --block-dim still wins over them.
+  // launches in the code and over --block-dim.
   std::map<std::string, std::vector<std::array<unsigned, 3>>> profiledBlocks;
+  // The grid each of those block shapes was launched with (aligned with profiledBlocks; {0, 0, 0}
+  // when not known, or when its launches had different grids): a one-block grid has no race
+  // between blocks, as in a plain lint of a `<<<1, 64>>>` launch.
+  std::map<std::string, std::vector<std::array<unsigned, 3>>> profiledGrids;
   // Carry each blockIdx-dependent value's values in other blocks (Value::alt) so global accesses
   // know how their addresses move from block to block. Only races between blocks need them: the
   // engine turns this off when no enabled rule asks (Rule::needsBlockSteps), and the model never

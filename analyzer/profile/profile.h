@@ -36,6 +36,7 @@ struct Instruction {
   double predicatedOn = 0;    // thread-level, predicate true
   double samples = 0;         // warp stall samples
   std::string space, op;      // "Shared"/"Global"/..., "Load"/"Store"/...
+  unsigned width = 0;         // bytes per lane ("Access Size", else from the opcode: LDG.E.64 -> 8)
   double sharedWavefronts = -1, sharedIdeal = -1, sharedWays = -1;  // -1: not in the export
   double sectors = -1, sectorsIdeal = -1;
 };
@@ -49,6 +50,12 @@ struct Line {
   double avgThreads() const { return executed > 0 ? threadExecuted / executed : 0; }
 };
 
+// One launch shape a profile recorded (grid {0, 0, 0}: not in the export).
+struct Launch {
+  std::array<unsigned, 3> block{1, 1, 1}, grid{0, 0, 0};
+  bool operator==(const Launch&) const = default;
+};
+
 struct Kernel {
   std::string function;  // as ncu names it: "transposeShared(const float *, float *, int, int)"
   std::string name;      // base name: "transposeShared"
@@ -57,6 +64,7 @@ struct Kernel {
   // From the raw page: the launches profiled, their block shapes and summed duration.
   unsigned launches = 0;
   std::vector<std::array<unsigned, 3>> blocks;
+  std::vector<Launch> shapes;  // the distinct (block, grid) pairs
   double durationUs = -1;
 };
 
@@ -65,6 +73,11 @@ struct Profile {
   std::vector<std::string> warnings;  // ==WARNING== lines of the export
   bool noLineInfo = false;            // ncu: "No lineinfo available ..."
   std::string device;                 // from the raw page, when present
+  unsigned launches = 0;              // launches in the raw page
+  // How the profile was recorded (gpuopt-profile.json beside the pages, written by runNcu): ncu's
+  // launch limit (-c; 0 unknown) and kernel filter (-k).
+  unsigned launchLimit = 0;
+  std::string kernelFilter;
 };
 
 // "void transposeUnrolled<(int)32, (int)8>(const float *, ...)" -> "transposeUnrolled".
@@ -80,8 +93,13 @@ bool importRawCsv(const std::string& text, Profile& p, std::string& error);
 int importExport(const std::string& path, Profile& p, std::string& error);
 
 // Block shapes per kernel base name, for the lint (the analysis judges each kernel with the
-// shapes the profile recorded).
+// shapes the profile recorded), and the grid each was launched with (aligned with blockShapes:
+// {0, 0, 0} when the launches of that block shape had different grids or the export has none).
 std::map<std::string, std::vector<std::array<unsigned, 3>>> blockShapes(const Profile& p);
+std::map<std::string, std::vector<std::array<unsigned, 3>>> gridShapes(const Profile& p);
+
+// Where a run writes how it was recorded (launch limit, kernel filter), beside source.csv and raw.csv.
+inline constexpr const char* kRecordFile = "gpuopt-profile.json";
 
 struct JoinOptions {
   double tolerance = 0.2;         // confirmed when measured/predicted is within +-20%

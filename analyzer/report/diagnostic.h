@@ -35,17 +35,29 @@ struct FixIt {
   std::string replacement;
 };
 
+// One SASS instruction behind a measurement (`profile`: text with --verbose, JSON "instructions").
+struct MeasuredInstruction {
+  std::string address, sass;
+  double executed = 0;             // warp-level instructions executed (= requests)
+  double amount = -1, ideal = -1;  // sectors (global) or wavefronts (shared), and the ideal; -1 none
+  bool own = false;                // the finding's own access (else another access of its line)
+};
+
 // What Nsight Compute measured on a finding's line (`gpuopt-lint profile`, analyzer/profile/profile.*).
 struct Measurement {
-  // "confirmed" (the counters agree with the prediction), "differs" (both numbers in `text`),
-  // "not executed in this run", "executed" (the counters cannot judge this kind of finding), or
-  // "measured only" for a measured-only finding.
+  // "confirmed" (the counters of the access's own instructions agree with the prediction),
+  // "differs" (both numbers in `text`), "not compared" (the access has no instruction of its own
+  // on the line: the compiler removed, merged or moved it, or its instructions cannot be told from
+  // other accesses' that disagree), "not executed in this run", "executed" (the counters cannot
+  // judge this kind of finding), or "measured only" for a measured-only finding.
   std::string verdict;
   std::string text;    // the figures in one sentence, for text output
   std::string kernel;  // the profiled kernel the line belongs to
   double stallShare = -1;  // the line's share of the kernel's warp-stall samples (0..1); -1 unknown
   // Every figure, for JSON fields and SARIF properties (camelCase keys, in a stable order).
   std::vector<std::pair<std::string, double>> values;
+  // The SASS instructions of the line the verdict looked at (the finding's own marked).
+  std::vector<MeasuredInstruction> instructions;
 };
 
 struct Diagnostic {

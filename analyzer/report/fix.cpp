@@ -123,8 +123,81 @@ std::string applyFixesToText(const std::string& text, const std::vector<Diagnost
   return out;
 }
 
+namespace {
+// Lines of `text` split at '\n' only (a '\r' stays: a patch of a CRLF file keeps it).
+std::vector<std::string> rawLines(const std::string& text, bool& eolAtEnd) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) {
+      out.push_back(text.substr(pos));
+      break;
+    }
+    out.push_back(text.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  eolAtEnd = text.empty() || text.back() == '\n';
+  return out;
+}
+}  // namespace
+
+std::string unifiedDiff(const std::string& before, const std::string& after, const std::string& path) {
+  if (before == after) return {};
+  bool eolA = true, eolB = true;
+  auto a = rawLines(before, eolA), b = rawLines(after, eolB);
+  constexpr size_t ctx = 3;
+  // Regions that differ, as [old begin, old end) and [new begin, new end): line by line when the
+  // fixes kept the number of lines (replacements within lines), else one region between the common
+  // leading and trailing lines.
+  struct Region { size_t a0, a1, b0, b1; };
+  std::vector<Region> regions;
+  if (a.size() == b.size() && eolA == eolB) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i] == b[i]) continue;
+      if (!regions.empty() && regions.back().a1 == i) ++regions.back().a1, ++regions.back().b1;
+      else regions.push_back({i, i + 1, i, i + 1});
+    }
+  } else {
+    size_t p = 0, q = 0;
+    while (p < a.size() && p < b.size() && a[p] == b[p]) ++p;
+    while (q < a.size() - p && q < b.size() - p && a[a.size() - 1 - q] == b[b.size() - 1 - q]) ++q;
+    if (q > 0 && eolA != eolB) --q;  // the last line differs in its newline
+    regions.push_back({p, a.size() - q, p, b.size() - q});
+  }
+  std::ostringstream os;
+  os << "--- a/" << path << "\n+++ b/" << path << "\n";
+  auto line = [&](char tag, const std::vector<std::string>& v, size_t i, bool eol) {
+    os << tag << v[i] << "\n";
+    if (i + 1 == v.size() && !eol) os << "\\ No newline at end of file\n";
+  };
+  for (size_t r = 0; r < regions.size();) {
+    // Regions closer than two contexts share a hunk.
+    size_t last = r;
+    while (last + 1 < regions.size() && regions[last + 1].a0 - regions[last].a1 <= 2 * ctx) ++last;
+    size_t start = regions[r].a0 >= ctx ? regions[r].a0 - ctx : 0;
+    size_t endA = std::min(a.size(), regions[last].a1 + ctx);
+    size_t shift = regions[r].b0 - regions[r].a0;  // new = old + shift before the first region
+    size_t lenA = endA - start;
+    size_t lenB = lenA;
+    for (size_t k = r; k <= last; ++k) lenB = lenB - (regions[k].a1 - regions[k].a0) + (regions[k].b1 - regions[k].b0);
+    os << "@@ -" << (lenA ? start + 1 : start) << "," << lenA << " +" << (lenB ? start + shift + 1 : start + shift) << ","
+       << lenB << " @@\n";
+    size_t i = start;
+    for (size_t k = r; k <= last; ++k) {
+      for (; i < regions[k].a0; ++i) line(' ', a, i, eolA);
+      for (size_t j = regions[k].a0; j < regions[k].a1; ++j) line('-', a, j, eolA);
+      for (size_t j = regions[k].b0; j < regions[k].b1; ++j) line('+', b, j, eolB);
+      i = regions[k].a1;
+    }
+    for (; i < endA; ++i) line(' ', a, i, eolA);
+    r = last + 1;
+  }
+  return os.str();
+}
+
 bool applyFixes(const std::string& file, const std::vector<Diagnostic>& diags, bool dryRun, std::ostream& out,
-                std::string& error) {
+                std::string& error, const std::string& diffPath) {
   std::ifstream in(file, std::ios::binary);
   if (!in) { error = "cannot read file for --fix"; return false; }
   std::stringstream ss;
@@ -134,16 +207,7 @@ bool applyFixes(const std::string& file, const std::vector<Diagnostic>& diags, b
   std::string fixed = applyFixesToText(text, diags, &applied);
   if (!applied) return true;
   if (dryRun) {
-    auto a = splitLines(text), b = splitLines(fixed);
-    out << "--- " << file << "\n+++ " << file << " (fixed)\n";
-    size_t n = std::max(a.size(), b.size());
-    for (size_t i = 0; i < n; ++i) {
-      std::string x = i < a.size() ? a[i] : "", y = i < b.size() ? b[i] : "";
-      if (x == y) continue;
-      out << "@@ -" << i + 1 << " +" << i + 1 << " @@\n";
-      if (i < a.size()) out << "-" << x << "\n";
-      if (i < b.size()) out << "+" << y << "\n";
-    }
+    out << unifiedDiff(text, fixed, diffPath.empty() ? file : diffPath);
     return true;
   }
   // Atomic write: temp file in the same folder, then rename over the original.

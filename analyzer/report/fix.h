@@ -12,9 +12,13 @@ struct FileResult;
 
 // Returns the text with the fixes applied (overlapping or duplicate fixes applied once).
 std::string applyFixesToText(const std::string& text, const std::vector<Diagnostic>& diags, unsigned* applied = nullptr);
-// With dryRun, prints a diff to `out` instead of writing. Returns false with `error` on failure.
+// With dryRun, prints the fixes as a unified diff to `out` instead of writing (paths "a/PATH" and
+// "b/PATH", PATH = `diffPath` or else `file`: git apply and patch -p1 take it). Returns false with
+// `error` on failure.
 bool applyFixes(const std::string& file, const std::vector<Diagnostic>& diags, bool dryRun, std::ostream& out,
-                std::string& error);
+                std::string& error, const std::string& diffPath = "");
+// A unified diff (3 lines of context) from `before` to `after` of the file named `path`.
+std::string unifiedDiff(const std::string& before, const std::string& after, const std::string& path);
 
 // Byte offset of a 1-based (line, column) in `text`.
 size_t byteOffset(const std::string& text, unsigned line, unsigned col);

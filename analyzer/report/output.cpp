@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
+
+#include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -98,7 +101,17 @@ void writeText(std::ostream& os, const std::vector<FileResult>& results, const O
         writeSnippet(os, n.span, sources, st);
       }
       if (!d.fixHint.empty()) os << "    fix: " << d.fixHint << "\n";
-      if (d.measured) os << "    measured: " << st.bold() << d.measured->verdict << st.reset() << ": " << d.measured->text << "\n";
+      if (d.measured) {
+        os << "    measured: " << st.bold() << d.measured->verdict << st.reset() << ": " << d.measured->text << "\n";
+        if (oc.verbose)
+          for (const auto& in : d.measured->instructions) {
+            os << "      " << (in.own ? "* " : "  ") << in.address << "  " << in.sass << ": " << fmt::format("{:.0f}", in.executed)
+               << " requests";
+            if (in.ideal > 0)
+              os << fmt::format(", {:.0f} for {:.0f} ideal ({:.1f}x)", in.amount, in.ideal, in.amount / in.ideal);
+            os << "\n";
+          }
+      }
     }
   }
 }
@@ -119,6 +132,13 @@ static json measuredJson(const Measurement& m) {
   json j = {{"verdict", m.verdict}, {"text", m.text}};
   if (!m.kernel.empty()) j["kernel"] = m.kernel;
   for (const auto& [k, v] : m.values) j[k] = v;
+  if (!m.instructions.empty()) {
+    json list = json::array();
+    for (const auto& in : m.instructions)
+      list.push_back({{"address", in.address}, {"sass", in.sass}, {"executed", in.executed}, {"amount", in.amount},
+                      {"ideal", in.ideal}, {"own", in.own}});
+    j["instructions"] = list;
+  }
   return j;
 }
 
@@ -236,29 +256,49 @@ std::string docSection(std::string_view md, std::string_view heading) {
   return s;
 }
 
-json sarifRegion(const SourceSpan& s) {
-  json r = {{"startLine", std::max(1u, s.begin.line)}, {"startColumn", std::max(1u, s.begin.col)}};
+// The run declares columnKind utf16CodeUnits (what GitHub code scanning and Visual Studio read):
+// the byte columns of a span become UTF-16 code units of its lines.
+json sarifRegion(const SourceSpan& s, SourceCache& sources) {
+  auto units = [&](unsigned line, unsigned byteCol) {  // 1-based byte column -> 1-based UTF-16 column
+    std::string text = sources.line(s.begin.file, line);
+    if (byteCol == 0 || text.empty()) return std::max(1u, byteCol);
+    return utf16Units(std::string_view(text).substr(0, std::min<size_t>(byteCol - 1, text.size()))) + 1 +
+           (byteCol - 1 > text.size() ? static_cast<unsigned>(byteCol - 1 - text.size()) : 0u);
+  };
+  json r = {{"startLine", std::max(1u, s.begin.line)}, {"startColumn", units(s.begin.line, std::max(1u, s.begin.col))}};
   unsigned endLine = std::max(s.endLine, s.begin.line);
   r["endLine"] = std::max(1u, endLine);
-  // SARIF endColumn is exclusive.
+  // SARIF endColumn is exclusive: one past the span's last character.
   unsigned endCol = (endLine == s.begin.line) ? std::max(s.endCol, s.begin.col) + 1 : s.endCol + 1;
-  r["endColumn"] = std::max(1u, endCol);
+  r["endColumn"] = units(endLine, std::max(1u, endCol));
   return r;
+}
+
+// RFC 3986: a path in a URI keeps unreserved characters and '/', the rest percent-encoded.
+std::string uriPath(const std::string& path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') out += static_cast<char>(c);
+    else out += {'%', hex[c >> 4], hex[c & 15]};
+  }
+  return out;
 }
 
 // Relative to %SRCROOT% (the working directory) when inside it, else an absolute file:// URI.
 json artifactLocation(const std::string& file, const OutputContext& oc) {
   std::string rel = relativePath(file, oc.cwd);
-  if (!rel.empty() && rel[0] == '/') return {{"uri", "file://" + rel}};
-  return {{"uri", rel}, {"uriBaseId", "%SRCROOT%"}};
+  if (!rel.empty() && rel[0] == '/') return {{"uri", "file://" + uriPath(rel)}};
+  return {{"uri", uriPath(rel)}, {"uriBaseId", "%SRCROOT%"}};
 }
 
-json sarifLocation(const SourceSpan& s, const OutputContext& oc) {
-  return {{"physicalLocation", {{"artifactLocation", artifactLocation(s.begin.file, oc)}, {"region", sarifRegion(s)}}}};
+json sarifLocation(const SourceSpan& s, const OutputContext& oc, SourceCache& sources) {
+  return {{"physicalLocation", {{"artifactLocation", artifactLocation(s.begin.file, oc)}, {"region", sarifRegion(s, sources)}}}};
 }
 }  // namespace
 
 void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc) {
+  SourceCache sources;
   json rules = json::array();
   std::vector<std::string> ruleIds;
   for (const auto& info : allRuleInfos()) {
@@ -330,7 +370,7 @@ void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const 
       json res = {{"ruleId", d.ruleId},
                   {"level", sarifLevel(d.severity)},
                   {"message", {{"text", text}}},
-                  {"locations", json::array({sarifLocation(d.span, oc)})}};
+                  {"locations", json::array({sarifLocation(d.span, oc, sources)})}};
       auto it = std::find(ruleIds.begin(), ruleIds.end(), d.ruleId);
       if (it != ruleIds.end()) res["ruleIndex"] = static_cast<int>(it - ruleIds.begin());
       if (!d.fingerprint.empty()) res["partialFingerprints"] = {{"gpuoptLint/v1", d.fingerprint}};
@@ -343,13 +383,13 @@ void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const 
         json related = json::array();
         int id = 0;
         for (const auto& n : d.notes) {
-          json loc = sarifLocation(n.span, oc);
+          json loc = sarifLocation(n.span, oc, sources);
           loc["id"] = id++;
           loc["message"] = {{"text", n.message}};
           related.push_back(std::move(loc));
         }
         for (const auto& r : d.related) {
-          json loc = sarifLocation(r, oc);
+          json loc = sarifLocation(r, oc, sources);
           loc["id"] = id++;
           loc["message"] = {{"text", "another place with the same pattern"}};
           related.push_back(std::move(loc));
@@ -360,7 +400,7 @@ void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const 
         json changes = json::array();
         for (const auto& fx : d.fixIts)
           changes.push_back({{"artifactLocation", artifactLocation(fx.span.begin.file, oc)},
-                             {"replacements", json::array({{{"deletedRegion", sarifRegion(fx.span)},
+                             {"replacements", json::array({{{"deletedRegion", sarifRegion(fx.span, sources)},
                                                              {"insertedContent", {{"text", fx.replacement}}}}})}});
         res["fixes"] = json::array({{{"description", {{"text", d.fixHint.empty() ? "apply fix" : d.fixHint}}},
                                      {"artifactChanges", changes}}});
@@ -374,7 +414,7 @@ void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const 
                   {"version", oc.toolVersion},
                   {"informationUri", "https://github.com/gpuopt-lint/gpuopt-lint"},
                   {"rules", rules}}}}},
-              {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", "file://" + oc.cwd + (oc.cwd.ends_with('/') ? "" : "/")}}}}},
+              {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", "file://" + uriPath(oc.cwd) + (oc.cwd.ends_with('/') ? "" : "/")}}}}},
               {"columnKind", "utf16CodeUnits"},
               {"results", sarifResults}};
   bool failed = false;  // inputs that could not be analysed (notes on kernels analysed in part are no failure)
@@ -411,9 +451,11 @@ std::string githubEscapeProperty(std::string_view s) {
 }
 
 void writeGithub(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc) {
+  // GitHub matches annotations to files by their path from the repository's root.
+  const std::string& root = oc.repoRoot.empty() ? oc.cwd : oc.repoRoot;
   for (const auto& r : results) {
     for (const auto& e : r.errors)
-      os << "::error file=" << githubEscapeProperty(relativePath(e.file, oc.cwd))
+      os << "::error file=" << githubEscapeProperty(relativePath(e.file, root))
          << ",title=" << githubEscapeProperty("gpuopt-lint") << "::" << githubEscapeData(e.message) << "\n";
     for (const auto& d : r.diags) {
       std::string cmd = d.severity == Severity::Error ? "error" : d.severity == Severity::Warning ? "warning" : "notice";
@@ -422,7 +464,7 @@ void writeGithub(std::ostream& os, const std::vector<FileResult>& results, const
         msg += "\nnote (line " + std::to_string(n.span.begin.line) + "): " + n.message;
       if (!d.fixHint.empty()) msg += "\nfix: " + d.fixHint;
       if (d.measured) msg += "\nmeasured (" + d.measured->verdict + "): " + d.measured->text;
-      os << "::" << cmd << " file=" << githubEscapeProperty(relativePath(d.span.begin.file, oc.cwd))
+      os << "::" << cmd << " file=" << githubEscapeProperty(relativePath(d.span.begin.file, root))
          << ",line=" << d.span.begin.line << ",col=" << d.span.begin.col;
       if (d.span.endLine >= d.span.begin.line) os << ",endLine=" << d.span.endLine;
       if (d.span.endLine == d.span.begin.line) os << ",endColumn=" << d.span.endCol;

@@ -44,9 +44,12 @@ inline constexpr const char* kDocsBaseUri = "https://github.com/gpuopt-lint/gpuo
 
 struct OutputContext {
   bool color = false;
-  std::string cwd;          // SARIF/JSON/GitHub paths are made relative to it
+  std::string cwd;          // SARIF/JSON paths are made relative to it
+  std::string repoRoot;     // GitHub annotation paths are relative to it ($GITHUB_WORKSPACE or the
+                            // repository's root; empty: cwd)
   std::string toolVersion;  // for SARIF
   std::string docsBaseUri;  // helpUri prefix for rules
+  bool verbose = false;     // text: the SASS instructions behind each measurement (`profile --verbose`)
 };
 
 std::string relativePath(const std::string& path, const std::string& cwd);

@@ -21,6 +21,17 @@ std::vector<std::string> splitLines(const std::string& text) {
   return out;
 }
 
+unsigned utf16Units(std::string_view s) {
+  unsigned units = 0;
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;  // 1 for ASCII and stray continuation bytes
+    units += n == 4 ? 2 : 1;
+    i += n;
+  }
+  return units;
+}
+
 const std::vector<std::string>& SourceCache::lines(const std::string& file) {
   auto it = cache_.find(file);
   if (it != cache_.end()) return it->second;

@@ -2,6 +2,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpuopt {
@@ -19,5 +20,9 @@ class SourceCache {
 };
 
 std::vector<std::string> splitLines(const std::string& text);
+
+// UTF-16 code units of UTF-8 text (a character outside the BMP is a surrogate pair: 2; invalid
+// bytes count one each): SARIF's utf16CodeUnits columns and the language server's positions.
+unsigned utf16Units(std::string_view utf8);
 
 }  // namespace gpuopt

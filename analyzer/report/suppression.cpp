@@ -6,6 +6,8 @@
 #include <optional>
 #include <regex>
 
+#include "analyzer/rule/rule_info.h"
+
 namespace gpuopt {
 
 bool globMatch(std::string_view p, std::string_view t) {
@@ -58,7 +60,52 @@ std::vector<Marker> markersIn(const std::string& line) {
   return out;
 }
 
+// clang-tidy's check modules: NOLINT comments are shared with clang-tidy (same syntax), so a name
+// in one of these is clang-tidy's, not a misspelled gpuopt-lint rule.
+bool clangTidyCheck(std::string_view id) {
+  static const char* const modules[] = {"abseil-", "altera-", "android-", "boost-", "bugprone-", "cert-", "clang-analyzer-",
+                                        "clang-diagnostic-", "concurrency-", "cppcoreguidelines-", "darwin-", "fuchsia-",
+                                        "google-", "hicpp-", "linuxkernel-", "llvm-", "llvmlibc-", "misc-", "modernize-", "mpi-",
+                                        "objc-", "openmp-", "performance-", "portability-", "readability-", "zircon-"};
+  for (const char* m : modules)
+    if (id.rfind(m, 0) == 0) return true;
+  return false;
+}
+
+size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// Names gpuopt-lint itself reports besides its rules.
+bool ownPseudoRule(std::string_view id) {
+  return id == "nolint-unpaired" || id == "nolint-unknown-rule" || id.rfind("measured-", 0) == 0;
+}
+
 }  // namespace
+
+std::optional<std::string> unknownNolintRule(std::string_view glob) {
+  if (ownPseudoRule(glob) || clangTidyCheck(glob)) return std::nullopt;
+  for (const auto& r : allRuleInfos())
+    if (globMatch(glob, r.id)) return std::nullopt;
+  std::string best;
+  size_t bestD = 4;  // suggest within 3 edits
+  for (const auto& r : allRuleInfos())
+    if (size_t d = editDistance(glob, r.id); d < bestD) bestD = d, best = std::string(r.id);
+  std::string msg = "NOLINT names '" + std::string(glob) + "', which is not a gpuopt-lint rule";
+  msg += best.empty() ? " (see gpuopt-lint --list-rules)" : " (did you mean '" + best + "'?)";
+  return msg + ": it suppresses nothing";
+}
 
 Suppressions::Suppressions(std::string file, const std::vector<std::string>& lines) {
   struct Open {
@@ -79,6 +126,11 @@ Suppressions::Suppressions(std::string file, const std::vector<std::string>& lin
   for (unsigned i = 0; i < lines.size(); ++i) {
     unsigned ln = i + 1;
     for (auto& m : markersIn(lines[i])) {
+      for (const auto& g : m.globs)
+        if (auto msg = unknownNolintRule(g)) {
+          problem(ln, m.col, *msg);
+          problems_.back().ruleId = "nolint-unknown-rule";
+        }
       if (m.kind == "NOLINT") {
         entries_.push_back({ln, ln, m.globs});
       } else if (m.kind == "NOLINTNEXTLINE") {

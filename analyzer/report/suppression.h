@@ -3,8 +3,12 @@
 //   // NOLINT(bank-conflict, un*)  this line, listed rules (globs)
 //   // NOLINTNEXTLINE(...)         the next line
 //   // NOLINTBEGIN(...) ... // NOLINTEND(...)   a region
-// An unpaired NOLINTBEGIN / NOLINTEND is itself reported (rule id `nolint-unpaired`).
+// An unpaired NOLINTBEGIN / NOLINTEND is itself reported (rule id `nolint-unpaired`), and so is a
+// name that is neither a gpuopt-lint rule nor one of clang-tidy's checks (`nolint-unknown-rule`,
+// with the nearest rule id): a warning, not an error, because the comment suppresses nothing and
+// hides nothing, and the same comments may name checks of other tools.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +17,9 @@
 namespace gpuopt {
 
 bool globMatch(std::string_view pattern, std::string_view text);
+// The warning for a NOLINT name that matches no gpuopt-lint rule and is not a clang-tidy check, or
+// nullopt.
+std::optional<std::string> unknownNolintRule(std::string_view glob);
 
 class Suppressions {
  public:

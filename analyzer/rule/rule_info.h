@@ -12,7 +12,13 @@ struct RuleInfo {
   std::string_view summary;  // one line
   Severity severity;
   std::string_view demo;     // demo name for `gpuopt-lint --demo`
+  // The option names `options: {<id>: {...}}` in .gpuopt-lint.yaml takes, space-separated (the
+  // rule reads them with RuleContext::option); any other name is a configuration error.
+  std::string_view options = {};
 };
+
+// Whether `info` declares the option `name`.
+bool ruleHasOption(const RuleInfo& info, std::string_view name);
 
 // Every rule's metadata, in registry order (rules/all_rules.h holds the one list).
 const std::vector<RuleInfo>& allRuleInfos();

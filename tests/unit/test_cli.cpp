@@ -137,7 +137,8 @@ TEST(Cli, BundledHeaderAndToolkitFindTheSame) {
   std::string f = fixture("missing_syncthreads.cu");
   auto bundled = runLint("--no-cuda --format json '" + f + "'");
   EXPECT_EQ(bundled.rc, 1) << bundled.out;
-  auto v = runLint("--no-cuda --verbose '" + f + "'");
+  // (--no-cache: --verbose is not part of the result cache's key, so a stored result would answer.)
+  auto v = runLint("--no-cuda --no-cache --verbose '" + f + "'");
   EXPECT_NE(v.err.find("-nocudainc"), std::string::npos);
   if (!fs::exists("/usr/local/cuda/include/cuda_runtime.h")) GTEST_SKIP() << "no CUDA toolkit on this machine";
   auto toolkit = runLint("--cuda-path /usr/local/cuda --format json '" + f + "'");
@@ -363,6 +364,11 @@ TEST(Cli, DemoWithoutGpuIsAClearErrorWithItsOwnExitCode) {
   if (fs::exists("/dev/nvidiactl")) GTEST_SKIP() << "a GPU is present; the no-GPU path is not testable here";
   EXPECT_EQ(r.rc, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("no CUDA GPU available"), std::string::npos) << r.err;
+  // No driver at all is not an "insufficient" one.
+  if (std::system("ldconfig -p | grep -q 'libcuda\\.so\\.1 '") != 0) {
+    EXPECT_NE(r.err.find("no NVIDIA driver is installed"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("insufficient"), std::string::npos) << r.err;
+  }
 }
 
 TEST(Cli, RepeatsAreGroupedAndSarifHasStableFingerprints) {

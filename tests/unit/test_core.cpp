@@ -578,3 +578,27 @@ TEST(Grouping, FingerprintsSurviveMovedLinesAndTellRepeatsApart) {
   EXPECT_NE(a[0].fingerprint, a[1].fingerprint) << "the second of two identical lines is another alert";
   EXPECT_EQ(a[0].fingerprint.size(), 16u);
 }
+
+// Every option a rule reads is declared in its RuleInfo (so the configuration accepts it and
+// rejects misspellings) and named in its doc.
+TEST(RuleOptions, DeclaredReadAndDocumented) {
+  std::regex read(R"re(rc\.option\(kInfo, "([a-z-]+)")re");
+  for (const auto& info : gpuopt::allRuleInfos()) {
+    std::string id(info.id), file = id;
+    std::replace(file.begin(), file.end(), '-', '_');
+    std::ifstream src(std::string(GPUOPT_SOURCE_DIR) + "/rules/" + file + ".cpp");
+    std::stringstream ss;
+    ss << src.rdbuf();
+    std::string code = ss.str();
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), read); it != std::sregex_iterator(); ++it)
+      EXPECT_TRUE(gpuopt::ruleHasOption(info, (*it)[1].str())) << id << " reads undeclared option " << (*it)[1].str();
+    std::ifstream docIn(std::string(GPUOPT_SOURCE_DIR) + "/docs/rules/" + id + ".md");
+    std::stringstream doc;
+    doc << docIn.rdbuf();
+    std::stringstream names{std::string(info.options)};
+    for (std::string name; names >> name;)
+      EXPECT_NE(doc.str().find("`" + name), std::string::npos) << "docs/rules/" << id << ".md does not name option " << name;
+  }
+  EXPECT_FALSE(gpuopt::ruleHasOption(*gpuopt::findRuleInfo("bank-conflict"), "min-way"));
+  EXPECT_TRUE(gpuopt::ruleHasOption(*gpuopt::findRuleInfo("bank-conflict"), "min-ways"));
+}

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
 
 #include "analyzer/profile/profile.h"
 #include "test_util.h"
@@ -66,19 +68,39 @@ TEST(Profile, ErrorsHaveTheirOwnExitStatus) {
   r = runLint("profile --try-fixes -- ./app", kSrc);
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("--build"), std::string::npos) << r.err;
-  r = runLint("profile --ncu /no/such/ncu -- ./app", kSrc);
-  EXPECT_EQ(r.rc, gpuopt::profile::kNoNcu);
-  r = runLint("profile -- ./app", kSrc + "/tests");  // PATH and the usual places without ncu here
+  // (With a GPU taken as present: the ncu checks come after the GPU's.)
+  std::string w = workspace("noncu");
+  r = runLint("profile --ncu /no/such/ncu -- ./app.sh", w, "GPUOPT_LINT_SKIP_GPU_CHECK=1");
+  EXPECT_EQ(r.rc, gpuopt::profile::kNoNcu) << r.err;
+  r = runLint("profile -- ./app.sh", w, "GPUOPT_LINT_SKIP_GPU_CHECK=1");  // PATH and the usual places without ncu here
   if (!gpuopt::profile::findNcu("").empty()) GTEST_SKIP() << "ncu is installed here";
   EXPECT_EQ(r.rc, gpuopt::profile::kNoNcu) << r.err;
   EXPECT_NE(r.err.find("--ncu PATH"), std::string::npos) << r.err;
 }
 
-TEST(Profile, NoGpuIsSaidBeforeRunningAnything) {
+TEST(Profile, NoGpuIsSaidBeforeRunningAnythingAndBeforeNcu) {
   if (fs::exists("/dev/nvidia0")) GTEST_SKIP() << "this machine has a GPU";
   auto r = runLint("profile --ncu '" + kFake + "' -- ./app.sh", workspace("nogpu"));
   EXPECT_EQ(r.rc, gpuopt::profile::kNoGpu) << r.err;
   EXPECT_NE(r.err.find("--import"), std::string::npos) << r.err;
+  // Without a GPU, a missing ncu does not matter yet: the GPU is what is said (exit 3, not 4).
+  r = runLint("profile --ncu /no/such/ncu -- ./app.sh", workspace("nogpu2"));
+  EXPECT_EQ(r.rc, gpuopt::profile::kNoGpu) << r.err;
+}
+
+TEST(Profile, AMissingCommandIsExit7WhateverElseIsMissing) {
+  std::string w = workspace("nocmd");
+  for (const char* env : {"", "GPUOPT_LINT_SKIP_GPU_CHECK=1"}) {
+    auto r = runLint("profile --ncu /no/such/ncu -- ./no-such-app", w, env);
+    EXPECT_EQ(r.rc, gpuopt::profile::kCommandNotFound) << env << r.err;
+    EXPECT_NE(r.err.find("./no-such-app"), std::string::npos) << r.err;
+    r = runLint("profile -- no-such-program-on-path-xyz", w, env);
+    EXPECT_EQ(r.rc, gpuopt::profile::kCommandNotFound) << env << r.err;
+  }
+  writeFile(w + "/notexec.sh", "#!/bin/sh\n");
+  fs::permissions(w + "/notexec.sh", fs::perms::owner_read | fs::perms::owner_write);
+  auto r = runLint("profile -- ./notexec.sh", w);
+  EXPECT_EQ(r.rc, gpuopt::profile::kCommandNotFound) << r.err;
 }
 
 TEST(Profile, CommandOutcomesThroughNcu) {
@@ -140,4 +162,59 @@ TEST(Profile, TryFixesWorksInACopyAndNeverTouchesTheTree) {
   for (size_t p = 0; (p = runs.find("/try-fixes/after ", p)) != std::string::npos; ++p) ++inAfter;
   EXPECT_EQ(inBefore, 3u) << runs;
   EXPECT_EQ(inAfter, 3u) << runs;
+}
+
+namespace {
+// (rule, line) of a JSON report's findings, measured-only ones left out.
+std::set<std::pair<std::string, int>> staticFindings(const std::string& json) {
+  std::set<std::pair<std::string, int>> out;
+  auto j = nlohmann::json::parse(json, nullptr, false);
+  if (!j.is_object()) return out;
+  for (const auto& f : j["files"])
+    for (const auto& d : f["findings"]) {
+      std::string rule = d["ruleId"];
+      if (rule.rfind("measured-", 0) != 0) out.insert({rule, d["location"]["line"].get<int>()});
+    }
+  return out;
+}
+}  // namespace
+
+TEST(Profile, TheLaunchAsProfiledAddsNoFinding) {
+  // launches.cu launches smoothOnce as <<<1, 64>>>: one block, no race between blocks. The profile
+  // recorded that grid; a plain lint of the same launch gives every finding the profile gives.
+  std::string file = "tests/data/ncu/programs/launches.cu";
+  auto plain = runLint("--no-config --format json " + file, kSrc);
+  auto prof = runLint("profile --no-config --format json --import tests/data/ncu/launches " + file, kSrc);
+  ASSERT_LE(prof.rc, 1) << prof.err;
+  auto withProfile = staticFindings(prof.out), without = staticFindings(plain.out);
+  for (const auto& f : withProfile) EXPECT_TRUE(without.count(f)) << f.first << " at line " << f.second << " only under profile";
+  EXPECT_EQ(prof.out.find("\"ruleId\": \"global-memory-race\""), std::string::npos) << prof.out;
+}
+
+TEST(Profile, ImportTakesCompilerArguments) {
+  // Nothing runs with --import, so `--` passes compiler arguments, as in a plain lint.
+  std::string d = tempDir("import-args");
+  writeFile(d + "/k.cu",
+            "#ifndef STRIDE\n#define STRIDE 1\n#endif\n__global__ void k(const float* in, float* out) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  out[i] = in[i * STRIDE];\n}\n"
+            "void run(const float* a, float* b) { k<<<64, 256>>>(a, b); }\n");
+  std::string imp = " --import '" + kData + "launches' '" + d + "/k.cu'";
+  auto without = runLint("profile --no-config" + imp, d);
+  EXPECT_EQ(without.rc, 0) << without.out << without.err;
+  auto with = runLint("profile --no-config" + imp + " -- -DSTRIDE=32", d);
+  EXPECT_EQ(with.rc, 1) << with.out << with.err;
+  EXPECT_NE(with.out.find("uncoalesced-access"), std::string::npos) << with.out;
+}
+
+TEST(Profile, VerboseAndJsonShowTheInstructions) {
+  std::string args = "profile --no-config --import tests/data/ncu/global_lines tests/data/ncu/programs/global_lines.cu";
+  auto v = runLint(args + " --verbose", kSrc);
+  ASSERT_LE(v.rc, 1) << v.err;
+  EXPECT_NE(v.out.find("      * 0x"), std::string::npos) << v.out;  // the finding's own instructions, marked
+  EXPECT_NE(v.out.find("LDG.E"), std::string::npos);
+  auto plain = runLint(args, kSrc);
+  EXPECT_EQ(plain.out.find("      * 0x"), std::string::npos);
+  auto j = runLint(args + " --format json", kSrc);
+  EXPECT_NE(j.out.find("\"instructions\": ["), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"own\": true"), std::string::npos);
 }

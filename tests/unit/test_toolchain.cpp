@@ -69,7 +69,8 @@ TEST(Toolchain, ShowFixes) {
   writeFile(d + "/t.cu", kTranspose);
   auto r = runLint("--block-dim 32,32 --show-fixes --rules bank-conflict t.cu", d);
   EXPECT_EQ(r.rc, 1);
-  auto at = r.out.find("Fixes (apply with --fix):\n--- t.cu\n+++ t.cu (fixed)\n");
+  // A patch git apply and patch -p1 take (the old "+++ t.cu (fixed)" header was not one).
+  auto at = r.out.find("Fixes (apply with --fix):\n--- a/t.cu\n+++ b/t.cu\n");
   ASSERT_NE(at, std::string::npos) << r.out;
   EXPECT_NE(r.out.find("+  __shared__ float tile[32][32 + 1];", at), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("+  __shared__ float other[32][32 + 1];", at), std::string::npos) << r.out;
