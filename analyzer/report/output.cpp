@@ -358,7 +358,7 @@ void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const 
       if (k.partly())
         notifications.push_back({{"level", "note"},
                                  {"message", {{"text", k.text()}}},
-                                 {"locations", json::array({sarifLocation(k.where, oc)})},
+                                 {"locations", json::array({sarifLocation(k.where, oc, sources)})},
                                  {"properties", {{"accessesReached", k.accessesReached}, {"accessesTotal", k.accessesTotal}}}});
     for (const auto& e : r.errors)
       notifications.push_back({{"level", "error"},
