@@ -65,12 +65,18 @@ class HostValues {
   const std::vector<const clang::CallExpr*>& callsOf(const clang::FunctionDecl* fn) const;
 
  private:
+  // How deep an evaluation follows variables, parameters and calls before it gives up.
+  static constexpr int kMaxDepth = 16;
   // An expression to evaluate in another environment (the value a variable holds at a use).
   struct Bound {
     const clang::Expr* e = nullptr;
     Env env;
   };
   std::optional<Bound> parameterValue(const clang::ParmVarDecl* p, const Env& env);
+  // What a lambda's parameter gets at each call of the lambda (`auto go = [&](auto k) {
+  // k<<<g, b>>>(...); }; go(k1);`): the lambda's body belongs to the function around it, so a call
+  // there is evaluated in the same environment.
+  std::vector<Bound> lambdaArguments(const clang::ParmVarDecl* p, const Env& env);
   std::optional<Bound> variableValue(const clang::VarDecl* v, const clang::Expr* use, const Env& env);
   std::optional<Bound> memberValue(const clang::Expr* base, const std::string& member, const clang::Expr* use,
                                    const Env& env, int depth);

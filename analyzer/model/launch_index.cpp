@@ -109,6 +109,9 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
       const clang::FunctionDecl* fd = call->getDirectCallee();
       if (!fd || call->getNumArgs() < 3 || !fd->getIdentifier()) return true;
       llvm::StringRef n = fd->getName();
+      // The runtime's own C++ wrappers (cudaLaunchKernelEx calling cudaLaunchKernelExC in
+      // cuda_runtime.h): the launch is the user's call of the wrapper, recorded itself.
+      if (ctx->getSourceManager().isInSystemHeader(ctx->getSourceManager().getExpansionLoc(call->getBeginLoc()))) return true;
       if (n == "cudaLaunchKernel" || n == "cudaLaunchCooperativeKernel") sites.push_back({call, call->getArg(0), call->getArg(2), call->getArg(1), nullptr});
       // cudaLaunchKernelEx(&config, k, args...) / cudaLaunchKernelExC(&config, (void*)k, args): the
       // block is config.blockDim, set in the config's initialiser, member by member, or by a helper.
@@ -127,8 +130,13 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
     }
     llvm::SmallPtrSet<const clang::FunctionTemplateDecl*, 8> seenTemplates;
     // Launches written in lambdas (`auto run = [&] { k<<<g, b>>>(...); };`).
+    // A generic lambda (`[&](auto k) { k<<<g, b>>>(...); }`): its body is a pattern whose launches
+    // are dependent; those of each instantiation of its call operator are the launches.
     bool TraverseLambdaExpr(clang::LambdaExpr* l) {
       TraverseStmt(l->getBody());
+      if (clang::FunctionTemplateDecl* t = l->getDependentCallOperator())
+        for (clang::FunctionDecl* spec : t->specializations())
+          if (spec->getBody()) TraverseStmt(spec->getBody());
       return true;
     }
   } v;

@@ -101,7 +101,7 @@ std::string figures(const Diagnostic& d) {
   if (const double* sct = get("sectors"))
     if (const double* u = get("usefulSectors")) return fmt::format("{} sectors for {} useful", *sct, *u);
   if (const double* l = get("lanes")) return fmt::format("{:.0f} lanes per divergent warp", *l);
-  return "different counts";
+  return "other counts";
 }
 
 std::string without(std::string msg, const std::string& part) {
@@ -167,21 +167,22 @@ std::vector<Diagnostic> mergeShapeRuns(const std::vector<ShapeRun>& runs, unsign
         text = fmt::format("; the block shape is not known ({}; {}): the same with every shape tried ({}{})", why, hint,
                            list(all), sameText ? "" : fmt::format("; threads named for the {} block", runs[0].shape.name()));
       else {
-        // Found with every shape, but its figures change with the shape: said for each.
-        std::string others;
+        // Found with every shape, but its figures (ways, sectors, lanes) change with it: the
+        // message's count is the first shape's, so each shape's is said beside it.
+        std::string counts = fmt::format("{} with a {} block", figures(d), runs[0].shape.name());
         for (size_t i = 1; i < runs.size(); ++i) {
           auto it = byKey[i].find(k);
-          if (it != byKey[i].end() && without(it->second->message, runs[i].assumption) != without(d.message, runs[0].assumption))
-            others += fmt::format("; {} with a {} block", figures(*it->second), runs[i].shape.name());
+          if (it != byKey[i].end()) counts += fmt::format(", {} with a {} block", figures(*it->second), runs[i].shape.name());
         }
-        text = fmt::format("; the block shape is not known ({}; {}): figures for a {} block{}", why, hint,
-                           runs[0].shape.name(), others);
+        text = fmt::format("; the block shape is not known ({}; {}): the count depends on it ({})", why, hint, counts);
       }
       if (!text.empty()) insertBeforeTag(m.message, text);
-      // One shape is no evidence that the race does not depend on it.
-      if (raceRule(m.ruleId) && runs.size() == 1 && m.severity == Severity::Error) {
+      // A race whose threads exist only under a guessed shape is possible at most: every shape
+      // tried is not every shape the kernel may be launched with.
+      if (raceRule(m.ruleId) && guessed > 0 && m.severity == Severity::Error) {
         m.severity = Severity::Warning;
-        if (m.message.rfind("possible ", 0) != 0) m.message = "possible " + m.message;
+        if (m.message.rfind("possible ", 0) != 0)
+          m.message = (m.ruleId == "barrier-divergence" ? "possible barrier divergence: " : "possible ") + m.message;
       }
       out.push_back(std::move(m));
       continue;

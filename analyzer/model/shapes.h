@@ -38,13 +38,15 @@ unsigned guessedAxes(const ShapeFacts& f);
 // The findings of one kernel under each plausible shape (in the order of plausibleShapes, the
 // shapes that indexed an array past its end left out), with the text each shape's rules appended for
 // the assumption ("; assuming a 256-thread block (...)"), merged into what is reported:
-// - a finding every shape gives (the same rule at the same place, and the same Diagnostic::shapeKey:
-//   a race's kind and expressions): the primary's, its assumption said as "the same with every
-//   shape tried", or, when its figures change with the shape, with each shape's figures; a race
-//   among them stays definite only when at least two shapes gave it;
-// - a race (missing-syncthreads, global-memory-race, unsafe-warp-reduce) only some shapes give, when
-//   one extent is guessed: said as possible (a warning) with the shapes that give it and those that
-//   do not;
+// - a finding every shape gives with the same text (the same rule at the same place, and the same
+//   Diagnostic::shapeKey: a race's kind and expressions): the primary's, its assumption said as "the
+//   same with every shape tried"; a finding whose figures (ways, sectors, lanes) change with the
+//   shape is said with each shape's figures ("the count depends on it (8-way with a 256-thread
+//   block, 2-way with a 64-thread block)"); a race is possible at most (a warning), as the shape is
+//   guessed;
+// - a race (missing-syncthreads, global-memory-race, unsafe-warp-reduce, barrier-divergence) only
+//   some shapes give, when one extent is guessed: said as possible (a warning) with the shapes that
+//   give it and those that do not;
 // - anything else only some shapes give: dropped (it depends on the guess).
 struct ShapeRun {
   ShapeGuess shape;

@@ -14,6 +14,7 @@
 #include <vector>
 
 namespace clang {
+class NamedDecl;
 class ValueDecl;
 }
 
