@@ -143,7 +143,8 @@ void DivergentBranchRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       // the active lanes of the instructions there).
       SourceSpan whole = rc.span(st);
       d.predicted = {{"lanes", best->divergentWarps ? static_cast<double>(best->taken) / best->divergentWarps : 0},
-                     {"firstLine", whole.begin.line}, {"lastLine", std::max(whole.endLine, whole.begin.line)}};
+                     {"firstLine", whole.begin.line}, {"lastLine", std::max(whole.endLine, whole.begin.line)},
+                     {"perIteration", b.context.empty() ? 0 : 1}};
     }
     d.fixHint = "make the condition uniform per warp: assign work by warp (threadIdx.x / 32) or use sequential "
                 "addressing ('if (tid < s)') so whole warps take the same path";

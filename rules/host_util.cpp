@@ -1,3 +1,7 @@
+// Host-code helpers of the host rules (see host_util.h): expressions (what a pointer is based on,
+// constants, spelling), loops (which can repeat, trip counts, what varies per iteration) and
+// what a loop writes. The call index, copies and iteration events are in host_calls.cpp,
+// host_copies.cpp and host_events.cpp.
 #include "rules/host_util.h"
 
 #include <clang/AST/DeclCXX.h>
@@ -12,6 +16,7 @@
 namespace gpuopt::host {
 
 using namespace clang;
+
 
 const Expr* strip(const Expr* e) {
   while (e) {
@@ -289,148 +294,6 @@ std::string bytesText(int64_t b) {
   return num(b / 1073741824.0) + " GiB";
 }
 
-// ---- call index and loop sites ----------------------------------------------------------------
-
-CallIndex::CallIndex(ASTContext& ctx) {
-  struct V : RecursiveASTVisitor<V> {
-    CallIndex* self;
-    bool shouldVisitTemplateInstantiations() const { return true; }
-    bool shouldVisitImplicitCode() const { return true; }
-    bool VisitCallExpr(CallExpr* c) {
-      if (auto* fd = c->getDirectCallee(); fd && !c->containsErrors()) self->calls_[fd->getCanonicalDecl()].push_back(c);
-      return true;
-    }
-  } v;
-  v.self = this;
-  v.TraverseAST(ctx);
-}
-
-const std::vector<const CallExpr*>& CallIndex::callsOf(const FunctionDecl* fd) const {
-  static const std::vector<const CallExpr*> none;
-  auto it = calls_.find(fd ? fd->getCanonicalDecl() : nullptr);
-  return it == calls_.end() ? none : it->second;
-}
-
-const Stmt* LoopSite::anchor() const { return via.empty() ? nullptr : via.front(); }
-
-std::vector<LoopSite> loopSites(ASTContext& ctx, const CallIndex& index, const Stmt* s, unsigned depth) {
-  std::vector<LoopSite> out;
-  if (const Stmt* loop = enclosingLoop(ctx, s)) {
-    out.push_back({loop, {}});
-    return out;
-  }
-  const FunctionDecl* fn = enclosingFunction(ctx, s);
-  if (!fn || depth == 0 || fn->hasAttr<CUDAGlobalAttr>()) return out;
-  // A function template's pattern is called through its instantiations.
-  const FunctionDecl* key = fn->getTemplateInstantiationPattern() ? fn : fn;
-  std::set<std::pair<const Stmt*, const Stmt*>> seen;
-  for (const CallExpr* call : index.callsOf(key)) {
-    if (call == s) continue;
-    for (LoopSite site : loopSites(ctx, index, call, depth - 1)) {
-      site.via.push_back(call);
-      if (seen.insert({site.loop, site.via.front()}).second) out.push_back(std::move(site));
-    }
-  }
-  return out;
-}
-
-// ---- copies ----------------------------------------------------------------------------------
-
-bool isCopyName(const std::string& fn) {
-  static const std::set<std::string> names = {
-      "cudaMemcpy",           "cudaMemcpyAsync",           "cudaMemcpy2D",         "cudaMemcpy2DAsync",
-      "cudaMemcpy3D",         "cudaMemcpy3DAsync",         "cudaMemcpyToSymbol",   "cudaMemcpyToSymbolAsync",
-      "cudaMemcpyFromSymbol", "cudaMemcpyFromSymbolAsync"};
-  return names.count(fn) > 0;
-}
-
-bool describeCopy(ASTContext& ctx, const CallExpr* call, CopyInfo& c) {
-  c.call = call;
-  c.fn = calleeName(call);
-  if (!isCopyName(c.fn)) return false;
-  c.async = c.fn.find("Async") != std::string::npos;
-  c.symbol = c.fn.find("Symbol") != std::string::npos;
-  auto arg = [&](unsigned i) -> const Expr* {
-    if (i >= call->getNumArgs()) return nullptr;
-    const Expr* e = call->getArg(i);
-    return e;
-  };
-  int kindIdx = -1, streamIdx = -1;
-  if (c.fn == "cudaMemcpy" || c.fn == "cudaMemcpyAsync") {
-    c.dst = arg(0), c.src = arg(1), c.bytes = arg(2), kindIdx = 3, streamIdx = 4;
-  } else if (c.fn == "cudaMemcpy2D" || c.fn == "cudaMemcpy2DAsync") {
-    c.dst = arg(0), c.src = arg(2), c.bytes = arg(4), c.rows = arg(5), kindIdx = 6, streamIdx = 7;
-  } else if (c.fn == "cudaMemcpy3D" || c.fn == "cudaMemcpy3DAsync") {
-    streamIdx = 1;
-  } else if (c.fn == "cudaMemcpyToSymbol" || c.fn == "cudaMemcpyToSymbolAsync" || c.fn == "cudaMemcpyFromSymbol" ||
-             c.fn == "cudaMemcpyFromSymbolAsync") {
-    c.dst = arg(0), c.src = arg(1), c.bytes = arg(2), c.symOffset = arg(3), kindIdx = 4, streamIdx = 5;
-  }
-  if (c.async && streamIdx >= 0) {
-    const Expr* s = arg(streamIdx);
-    if (s && !isa<CXXDefaultArgExpr>(s)) c.stream = s;
-  }
-  if (kindIdx < 0) {
-    c.dir = Dir::Default;
-    return true;
-  }
-  std::optional<int64_t> kind;
-  if (const Expr* k = arg(kindIdx)) kind = constInt(ctx, k);
-  else if (c.symbol) kind = c.fn.find("To") != std::string::npos ? 1 : 2;
-  if (!kind || *kind == 4) c.dir = Dir::Default;
-  else if (*kind == 1) c.dir = Dir::HostToDevice;
-  else if (*kind == 2) c.dir = Dir::DeviceToHost;
-  else c.dir = Dir::Other;
-  return true;
-}
-
-std::optional<int64_t> copyBytes(ASTContext& ctx, const CopyInfo& c) {
-  auto w = constInt(ctx, c.bytes);
-  if (!w) return std::nullopt;
-  if (!c.rows) return w;
-  auto h = constInt(ctx, c.rows);
-  if (!h) return std::nullopt;
-  return *w * *h;
-}
-
-bool isDefaultStream(ASTContext& ctx, const Expr* stream) {
-  if (!stream || isa<CXXDefaultArgExpr>(stream)) return true;
-  if (stream->isValueDependent()) return false;
-  if (stream->isNullPointerConstant(ctx, Expr::NPC_ValueDependentIsNotNull)) return true;
-  // cudaStreamLegacy is ((cudaStream_t)0x1).
-  if (auto* lit = dyn_cast<IntegerLiteral>(stream->IgnoreParenCasts())) return lit->getValue() == 0 || lit->getValue() == 1;
-  return false;
-}
-
-const Expr* launchStream(const CallExpr* launch) {
-  if (auto* k = dyn_cast<CUDAKernelCallExpr>(launch)) {
-    const CallExpr* cfg = k->getConfig();
-    if (cfg && cfg->getNumArgs() > 3 && !isa<CXXDefaultArgExpr>(cfg->getArg(3))) return cfg->getArg(3);
-    return nullptr;
-  }
-  std::string n = calleeName(launch);
-  if ((n == "cudaLaunchKernel" || n == "cudaLaunchCooperativeKernel") && launch->getNumArgs() > 5 &&
-      !isa<CXXDefaultArgExpr>(launch->getArg(5)))
-    return launch->getArg(5);
-  return nullptr;
-}
-
-const Expr* throughParams(const Expr* e, const std::vector<const CallExpr*>& via) {
-  size_t level = via.size();
-  while (e && level > 0) {
-    auto* dre = dyn_cast<DeclRefExpr>(bare(e));
-    auto* pv = dre ? dyn_cast<ParmVarDecl>(dre->getDecl()) : nullptr;
-    const CallExpr* call = via[level - 1];
-    const FunctionDecl* callee = call->getDirectCallee();
-    if (!pv || !callee || pv->getDeclContext() != callee->getDefinition() ||
-        pv->getFunctionScopeIndex() >= call->getNumArgs())
-      return e;
-    e = call->getArg(pv->getFunctionScopeIndex());
-    --level;
-  }
-  return e;
-}
-
 const VarDecl* baseVar(const Expr* e) {
   for (int guard = 0; e && guard < 16; ++guard) {
     e = strip(e);
@@ -492,117 +355,6 @@ bool writesTo(ASTContext& ctx, const Stmt* loop, const VarDecl* v) {
   w.v = v;
   w.TraverseStmt(const_cast<Stmt*>(loopBody(loop)));
   return w.found;
-}
-
-// ---- the work of one iteration ----------------------------------------------------------------
-
-namespace {
-bool startsWith(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-
-struct Walker {
-  ASTContext& ctx;
-  std::vector<HostEvent> events;
-  std::vector<const CallExpr*> via;
-  std::set<const FunctionDecl*> active;
-
-  HostEvent::Kind classify(const CallExpr* c, std::string& name, bool& enter) {
-    enter = false;
-    if (isa<CUDAKernelCallExpr>(c)) {
-      name = calleeName(c);
-      return HostEvent::Launch;
-    }
-    const FunctionDecl* fd = c->getDirectCallee();
-    name = calleeName(c);
-    // A call through a function pointer may launch anything: count it as device work.
-    if (!fd && !isa<CXXPseudoDestructorExpr>(c->getCallee()->IgnoreParenImpCasts()) && !c->isTypeDependent()) {
-      name = "an indirect call";
-      return HostEvent::Library;
-    }
-    static const std::set<std::string> launches = {"cudaLaunchKernel", "cudaLaunchCooperativeKernel", "cudaGraphLaunch",
-                                                   "cuLaunchKernel", "cudaLaunchKernelEx"};
-    static const std::set<std::string> syncs = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaThreadSynchronize",
-                                                "cudaEventSynchronize"};
-    static const std::set<std::string> allocs = {"cudaMalloc",      "cudaMallocHost",  "cudaHostAlloc",
-                                                 "cudaMallocManaged", "cudaMallocPitch", "cudaMalloc3D",
-                                                 "cudaMallocArray", "cudaMalloc3DArray", "cudaHostRegister"};
-    static const std::set<std::string> frees = {"cudaFree", "cudaFreeHost", "cudaFreeArray", "cudaHostUnregister"};
-    if (launches.count(name)) return HostEvent::Launch;
-    if (isCopyName(name)) return HostEvent::Copy;
-    if (syncs.count(name)) return HostEvent::Sync;
-    if (allocs.count(name)) return HostEvent::Alloc;
-    if (frees.count(name)) return HostEvent::Free;
-    if (startsWith(name, "cudaMemset")) return HostEvent::Memset;
-    std::string q = fd ? fd->getQualifiedNameAsString() : std::string();
-    for (const char* p : {"cublas", "cufft", "cusparse", "cusolver", "curandGenerate", "nccl", "cudnn", "thrust::", "cub::",
-                          "MPI_"})
-      if (startsWith(name, p) || startsWith(q, p)) return HostEvent::Library;
-    enter = fd && fd->getDefinition() && fd->getDefinition()->hasBody() && !fd->hasAttr<CUDAGlobalAttr>() &&
-            !ctx.getSourceManager().isInSystemHeader(fd->getDefinition()->getLocation());
-    return HostEvent::Call;
-  }
-
-  void walk(const Stmt* s, const Stmt* nested, bool cond, unsigned depth) {
-    if (!s || isa<LambdaExpr>(s)) return;
-    if (auto* i = dyn_cast<IfStmt>(s)) {
-      walk(i->getInit(), nested, cond, depth);
-      if (i->getConditionVariableDeclStmt()) walk(i->getConditionVariableDeclStmt(), nested, cond, depth);
-      walk(i->getCond(), nested, cond, depth);
-      walk(i->getThen(), nested, true, depth);
-      walk(i->getElse(), nested, true, depth);
-      return;
-    }
-    if (auto* sw = dyn_cast<SwitchStmt>(s)) {
-      walk(sw->getCond(), nested, cond, depth);
-      walk(sw->getBody(), nested, true, depth);
-      return;
-    }
-    if (auto* c = dyn_cast<AbstractConditionalOperator>(s)) {
-      walk(c->getCond(), nested, cond, depth);
-      walk(c->getTrueExpr(), nested, true, depth);
-      walk(c->getFalseExpr(), nested, true, depth);
-      return;
-    }
-    if (auto* b = dyn_cast<BinaryOperator>(s); b && b->isLogicalOp()) {
-      walk(b->getLHS(), nested, cond, depth);
-      walk(b->getRHS(), nested, true, depth);
-      return;
-    }
-    const Stmt* inner = nested;
-    if (!inner && isLoop(s) && canRepeat(ctx, s)) inner = s;
-    if (auto* k = dyn_cast<CUDAKernelCallExpr>(s)) {
-      for (unsigned a = 0; a < k->getNumArgs(); ++a) walk(k->getArg(a), inner, cond, depth);
-    } else {
-      for (const Stmt* child : s->children()) walk(child, inner, cond, depth);
-    }
-    auto* call = dyn_cast<CallExpr>(s);
-    if (!call || call->containsErrors()) return;
-    HostEvent ev;
-    bool enter = false;
-    ev.kind = classify(call, ev.name, enter);
-    if (ev.kind == HostEvent::Call) {
-      const FunctionDecl* def = call->getDirectCallee() ? call->getDirectCallee()->getDefinition() : nullptr;
-      if (enter && depth > 0 && def && active.insert(def).second) {
-        via.push_back(call);
-        walk(def->getBody(), inner, cond, depth - 1);
-        via.pop_back();
-        active.erase(def);
-      }
-      return;
-    }
-    ev.call = call;
-    ev.via = via;
-    ev.nestedLoop = inner;
-    ev.conditional = cond;
-    if (ev.kind == HostEvent::Copy) describeCopy(ctx, call, ev.copy);
-    events.push_back(std::move(ev));
-  }
-};
-}  // namespace
-
-std::vector<HostEvent> iterationEvents(ASTContext& ctx, const Stmt* loop, unsigned depth) {
-  Walker w{ctx, {}, {}, {}};
-  w.walk(loopBody(loop), nullptr, false, depth);
-  return w.events;
 }
 
 }  // namespace gpuopt::host

@@ -89,29 +89,45 @@ void addLineInventory(const KernelModel& m, const Access& a, bool store, const R
   auto where = [&](const clang::Expr* e) { return sm.getDecomposedExpansionLoc(e->getBeginLoc()); };
   auto [file, offset] = where(a.expr);
   unsigned line = sm.getLineNumber(file, offset);
+  // The figure is the one of the loop iteration (or context) the message names: the profile does
+  // not call fewer measured, averaged over every iteration, a disagreement.
+  predicted["perIteration"] = a.context.empty() ? 0 : 1;
   // The line's distinct accesses of the space and direction, by position in the source.
-  std::vector<std::pair<unsigned, const Access*>> same;
-  std::set<const clang::Expr*> seen;
-  for (const auto& b : m.accesses()) {
-    if (b.space != a.space || b.isAtomic || !(store ? b.isWrite : b.isRead)) continue;
-    if (!seen.insert(b.expr).second) continue;
-    auto [f, o] = where(b.expr);
-    if (f != file || sm.getLineNumber(f, o) != line) continue;
-    same.push_back({o, &b});
-  }
-  std::stable_sort(same.begin(), same.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  int order = -1, count = 0, orderW = -1, countW = 0;
-  for (const auto& [o, b] : same) {
-    if (b->expr == a.expr) order = count, orderW = countW;
-    ++count;
-    if (b->elemSize == a.elemSize) ++countW;
-  }
+  auto inventory = [&](bool stores, int& order, int& count, int& orderW, int& countW) {
+    std::vector<std::pair<unsigned, const Access*>> same;
+    std::set<const clang::Expr*> seen;
+    for (const auto& b : m.accesses()) {
+      if (b.space != a.space || b.isAtomic || !(stores ? b.isWrite : b.isRead)) continue;
+      if (!seen.insert(b.expr).second) continue;
+      auto [f, o] = where(b.expr);
+      if (f != file || sm.getLineNumber(f, o) != line) continue;
+      same.push_back({o, &b});
+    }
+    std::stable_sort(same.begin(), same.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    order = -1, count = 0, orderW = -1, countW = 0;
+    for (const auto& [o, b] : same) {
+      if (b->expr == a.expr) order = count, orderW = countW;
+      ++count;
+      if (b->elemSize == a.elemSize) ++countW;
+    }
+  };
+  int order, count, orderW, countW;
+  inventory(store, order, count, orderW, countW);
   if (order < 0) return;
   predicted["width"] = a.elemSize;
   predicted["lineOrder"] = order;
   predicted["lineCount"] = count;
   predicted["lineOrderSameWidth"] = orderW;
   predicted["lineCountSameWidth"] = countW;
+  // A read-modify-write (`a[i] += x`: one record read and written, or a load and a store record of
+  // one expression) is judged on its loads, and on its stores when the compiler kept the loaded
+  // value in a register: the line's stores too.
+  if (!store) {
+    inventory(true, order, count, orderW, countW);
+    if (order < 0) return;
+    predicted["storeLineCount"] = count;
+    predicted["storeLineCountSameWidth"] = countW;
+  }
 }
 
 }  // namespace gpuopt

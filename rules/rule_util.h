@@ -19,7 +19,9 @@ class RuleContext;
 // predictions as "width" (bytes per lane), "lineOrder"/"lineCount" (its position among the line's
 // distinct accesses of the same memory space and direction, loads or stores, in source order) and
 // "lineOrderSameWidth"/"lineCountSameWidth" (the same among those of its width). `store`: the
-// finding is about the access's store (else its load).
+// finding is about the access's store (else its load). A read-modify-write access judged on its
+// load also gets "storeLineCount"/"storeLineCountSameWidth" (the line's stores), and every finding
+// "perIteration" (1 when its figure is the one of the loop iteration its message names).
 void addLineInventory(const KernelModel& m, const Access& a, bool store, const RuleContext& rc,
                       std::map<std::string, double>& predicted);
 

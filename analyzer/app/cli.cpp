@@ -1,4 +1,5 @@
 #include "analyzer/app/cli.h"
+#include "analyzer/app/shard.h"
 
 #include <regex>
 #include <thread>
@@ -30,6 +31,7 @@ std::string usageText() {
   return R"(Usage: gpuopt-lint [options] FILE... [-- COMPILER-ARGS]
   or:  gpuopt-lint lsp [options]      (language server on stdin/stdout; also --lsp)
   or:  gpuopt-lint profile [options] [FILE...] -- COMMAND [ARGS...]   (see gpuopt-lint profile --help)
+  or:  gpuopt-lint merge-sarif [-o OUT] FILE...   (one SARIF report from the reports of several --shard runs)
 
 )" + ruleListText() + R"(
 Input and compiler:
@@ -58,6 +60,11 @@ Rules:
   --no-config             ignore .gpuopt-lint.yaml files
   --dump-config           print the effective configuration (for the first file) and exit
   --fail-on LEVEL         note|warning|error: lowest severity that makes the exit status 1
+
+Large projects:
+  --shard I/N             lint only the I-th of N parts of the inputs (1 <= I <= N; a file's part is
+                          fixed by its path, so it stays on one CI job between runs); combine the
+                          parts' SARIF with 'gpuopt-lint merge-sarif'
 
 Only new findings:
   --baseline FILE         do not report the findings FILE lists (written by --write-baseline; matched
@@ -218,6 +225,11 @@ bool parseCommandLine(const std::vector<std::string>& args, CliOptions& o, std::
     } else if (a == "--export-fixes") { if (!need(o.exportFixes)) return false; }
     else if (a == "--statistics") { if (!flag()) return false; o.statistics = true; }
     else if (a == "--exit-zero") { if (!flag()) return false; o.exitZero = true; }
+    else if (a == "--shard") {
+      if (!need(o.shard)) return false;
+      Shard sh;
+      if (!parseShard(o.shard, sh, error)) return false;
+    }
     else if (a == "--show-fixes") { if (!flag()) return false; o.showFixes = true; }
     else if (a == "--lsp") { if (!flag()) return false; o.lsp = true; }
     else if (a == "--disable" || a == "--ignore") {

@@ -172,8 +172,10 @@ bool within(double measured, double predicted, double tol) {
 }
 }  // namespace
 
-MemoryVerdict judgeMemoryFinding(const std::vector<const Line*>& lines, const std::map<std::string, double>& predicted,
-                                 bool shared, double tolerance, double excessRatio, const std::vector<double>& others) {
+namespace {
+// One direction of a finding's access (its loads, or its stores: Diagnostic::predicted "store").
+MemoryVerdict judgeDirection(const std::vector<const Line*>& lines, const std::map<std::string, double>& predicted,
+                             bool shared, double tolerance, double excessRatio, const std::vector<double>& others) {
   MemoryVerdict v;
   auto pr = [&](const char* k, double def = -1) {
     auto it = predicted.find(k);
@@ -205,6 +207,10 @@ MemoryVerdict judgeMemoryFinding(const std::vector<const Line*>& lines, const st
   auto agrees = [&](const Excess& e) {
     return random ? e.factor() >= excessRatio : within(e.factor(), predictedFactor, tolerance);
   };
+  // A figure the finding names for one loop iteration (or one of several contexts) is its worst
+  // case; the counters average every execution of the instruction, so fewer is no disagreement.
+  bool perIteration = pr("perIteration", 0) > 0;
+  auto averagedBelow = [&](const Excess& e) { return perIteration && !random && e.factor() < predictedFactor; };
   auto describe = [&](const Excess& e) {
     if (shared)
       return fmt::format("{} shared wavefronts for {} ideal: {}-way measured, {}-way predicted", num(e.amount),
@@ -253,6 +259,11 @@ MemoryVerdict judgeMemoryFinding(const std::vector<const Line*>& lines, const st
     addFigures(e);
     v.verdict = agrees(e) ? "confirmed" : "differs";
     v.text = describe(e) + "; " + m.how;
+    if (v.verdict == "differs" && averagedBelow(e)) {
+      v.verdict = "not compared";
+      v.text += "; " + kIterationNote;
+      return v;
+    }
     // Kept in a register across the loop around it: the access runs far less often than its line.
     if (e.executed * 4 < lineMax)
       v.text += fmt::format("; it ran {} times, the line's busiest instruction {}: the compiler moved it out of the loop",
@@ -279,11 +290,27 @@ MemoryVerdict judgeMemoryFinding(const std::vector<const Line*>& lines, const st
   for (const auto& e : each) lo = std::min(lo, e.factor()), hi = std::max(hi, e.factor());
   Excess total = excessOf(m.candidates, shared);
   // Without the access's own signature, only "all agree" is safe: its instructions may be elsewhere.
-  if (all || (none && m.kind != AccessMatch::NoSignature)) {
+  // Every candidate disagreeing says the access disagrees only when each of the line's accesses of
+  // the kind can have instructions among them: 8 loads on a line of 3 (4 unrolled copies of 2) means
+  // one access has none (a `+=` whose load the compiler kept in a register after the last store).
+  bool accounted = m.kind != AccessMatch::Ambiguous || key.count <= 0 ||
+                   m.candidates.size() % static_cast<size_t>(key.count) == 0;
+  if (all || (none && m.kind != AccessMatch::NoSignature && accounted)) {
     addFigures(total);
     v.verdict = all ? "confirmed" : "differs";
     v.text = describe(total) + "; " + m.how +
              (m.candidates.size() > 1 ? fmt::format(", every one {}", all ? "agreeing" : "disagreeing") : std::string());
+    if (v.verdict == "differs" && averagedBelow(total)) {
+      v.verdict = "not compared";
+      v.text += "; " + kIterationNote;
+    }
+    return v;
+  }
+  if (none && !accounted) {
+    v.verdict = "not compared";
+    v.text = fmt::format("{}: not a multiple of the {} accesses, so one of them may have no instruction of its own (the "
+                         "compiler kept it in a register); they measure {}x to {}x the ideal {}, {}x predicted",
+                         m.how, key.count, num(lo), num(hi), shared ? "wavefronts" : "sectors", num(predictedFactor));
     return v;
   }
   // By elimination: every instruction that disagrees is one of the line's other accesses of the
@@ -323,6 +350,38 @@ MemoryVerdict judgeMemoryFinding(const std::vector<const Line*>& lines, const st
                        m.kind == AccessMatch::NoSignature ? "the line's instructions of its kind" : "they",
                        m.candidates.size() == 1 ? "s" : "", lo == hi ? num(lo) : num(lo) + "x to " + num(hi),
                        shared ? "wavefronts" : "sectors", num(predictedFactor));
+  return v;
+}
+
+}  // namespace
+
+const std::string kIterationNote =
+    "the finding's figure is for the loop iteration it names, the counters average every iteration of the "
+    "instruction: fewer measured is no disagreement";
+
+MemoryVerdict judgeMemoryFinding(const std::vector<const Line*>& lines, const std::map<std::string, double>& predicted,
+                                 bool shared, double tolerance, double excessRatio, const std::vector<double>& others) {
+  MemoryVerdict v = judgeDirection(lines, predicted, shared, tolerance, excessRatio, others);
+  // A read-modify-write access (`a[i] += x`) is a load and a store: when its loads cannot be judged
+  // (the compiler kept the value in a register and stores every iteration) it is judged on its
+  // stores, and its store instructions are its own either way (no measured-only finding repeats it).
+  auto get = [&](const char* k) {
+    auto it = predicted.find(k);
+    return it == predicted.end() ? 0.0 : it->second;
+  };
+  if (get("store") > 0 || get("storeLineCount") <= 0) return v;
+  auto asStore = predicted;
+  asStore["store"] = 1;
+  asStore["lineCount"] = get("storeLineCount");
+  asStore["lineCountSameWidth"] = get("storeLineCountSameWidth");
+  MemoryVerdict st = judgeDirection(lines, asStore, shared, tolerance, excessRatio, {});
+  if (st.verdict == "not compared") return v;
+  if (v.verdict == "not compared") {
+    st.text = "judged on its store (" + st.text + "); its load: " + v.text;
+    st.covered.insert(st.covered.end(), v.covered.begin(), v.covered.end());
+    return st;
+  }
+  v.covered.insert(v.covered.end(), st.covered.begin(), st.covered.end());
   return v;
 }
 

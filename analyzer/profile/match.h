@@ -76,6 +76,10 @@ struct MemoryVerdict {
 // others: the predicted factors of the line's other findings of the same kind (same kernel).
 MemoryVerdict judgeMemoryFinding(const std::vector<const Line*>& lines, const std::map<std::string, double>& predicted,
                                  bool shared, double tolerance, double excessRatio, const std::vector<double>& others = {});
+// Why a figure the finding names for one loop iteration ("perIteration" in Diagnostic::predicted)
+// is not compared with fewer measured: the counters average every iteration.
+extern const std::string kIterationNote;
+
 // A finding's predicted excess factor (ways, or sectors / useful sectors); 0 when it has none.
 double predictedFactor(const std::map<std::string, double>& predicted, bool shared);
 

@@ -32,5 +32,16 @@ check findings tests/fixtures/bank_conflict.cu tests/fixtures/missing_syncthread
 check nofindings --rules=pageable-memcpy tests/fixtures/bank_conflict.cu
 printf '__global__ void k(float* a) {\n  a[0] = ;\n}\n' > "$work/broken.cu"
 check inputerror "$work/broken.cu"
-[ $status -eq 0 ] && echo "3 passed, 0 failed"
+# Two shards merged into one log (merge-sarif), validated like the others.
+"$bin" --format sarif --no-config --shard 1/2 samples/*.cu > "$work/shard1.sarif" || true
+"$bin" --format sarif --no-config --shard 2/2 samples/*.cu > "$work/shard2.sarif" || true
+"$bin" merge-sarif -o "$work/merged.sarif" "$work/shard1.sarif" "$work/shard2.sarif"
+if "$tool" validate "$work/merged.sarif" > "$work/merged.out" 2>&1 &&
+   grep -q "Analysis completed successfully" "$work/merged.out" &&
+   ! grep -qE "(error|warning) (SARIF|JSON)[0-9]*" "$work/merged.out"; then
+  echo "ok: merged: valid, no warnings"
+else
+  echo "FAIL: merged is not valid SARIF:"; head -c 6000 "$work/merged.out"; status=1
+fi
+[ $status -eq 0 ] && echo "4 passed, 0 failed"
 exit $status

@@ -35,7 +35,7 @@ TEST(Profile, ImportJoinsTheRecordedTransposeProfile) {
   // The 32-way conflict and the strided load, confirmed, ranked by stall share.
   EXPECT_NE(r.out.find("measured: confirmed: this line: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("32-way measured, 32-way predicted"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("32 sectors per request measured (4 ideal), 32 for 4 predicted"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("32 sectors per request measured (4 ideal: 8x), 32 for 4 predicted (8x)"), std::string::npos) << r.out;
   // The profiled block shape (32x32) is used: no "assuming" in the messages.
   EXPECT_EQ(r.out.find("assuming"), std::string::npos) << r.out;
   auto j = runLint("profile --no-config --format json --import tests/data/ncu/transpose", kSrc);

@@ -1,5 +1,6 @@
 // `gpuopt-lint profile` per SASS instruction (analyzer/profile/match.*, join.cpp, measured_only.cpp)
 // against exports of our own programs recorded on an H100 (tests/data/ncu/programs/, README there).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "analyzer/profile/match.h"
@@ -233,4 +234,87 @@ TEST(ProfileMeasuredOnly, AMatchedFindingCoversOnlyItsOwnInstructions) {
   joinProfile(p, withFinding);
   for (const auto& d : withFinding[0].diags)
     EXPECT_FALSE(d.ruleId.rfind("measured-", 0) == 0 && d.span.begin.line == 30) << d.message;
+}
+
+namespace {
+// A global memory instruction as the export gives it: `executed` requests, sectors and the ideal.
+Instruction globalInstr(const std::string& address, bool store, double executed, double sectors, double ideal) {
+  Instruction in;
+  in.address = address;
+  in.sass = store ? "STG.E" : "LDG.E";
+  in.space = "Global";
+  in.op = store ? "Store" : "Load";
+  in.width = 4;
+  in.executed = executed;
+  in.sectors = sectors;
+  in.sectorsIdeal = ideal;
+  return in;
+}
+
+// `s[j * n + k] += d[i * n + j] * d[i * n + k]` unrolled 4x, as nvcc keeps the `+=`'s loaded value
+// in a register after the previous iteration's store: per copy two coalesced loads (the d's) and one
+// store at a stride of n (32 sectors for 4 useful). 8 loads for the line's 3 static loads.
+Line rmwLine() {
+  Line l;
+  l.file = "rmw.cu";
+  l.line = 12;
+  for (int c = 0; c < 4; ++c) {
+    l.instructions.push_back(globalInstr(fmt::format("0x{:x}", 0x100 + c * 0x40), false, 1000, 4400, 4000));
+    l.instructions.push_back(globalInstr(fmt::format("0x{:x}", 0x110 + c * 0x40), false, 1000, 4000, 4000));
+    l.instructions.push_back(globalInstr(fmt::format("0x{:x}", 0x120 + c * 0x40), true, 1000, 31500, 4000));
+  }
+  return l;
+}
+}  // namespace
+
+TEST(ProfileMatch, ReadModifyWriteWithoutItsLoadIsJudgedOnItsStore) {
+  Line l = rmwLine();
+  std::vector<const Line*> lines{&l};
+  auto pred = global(32, 4, 3);
+  pred["storeLineCount"] = 1;
+  pred["storeLineCountSameWidth"] = 1;
+  MemoryVerdict v = judgeMemoryFinding(lines, pred, false, 0.25, 2.0);
+  // Every load disagrees, but 8 loads cannot be 3 accesses' copies each: not "differs" on the loads;
+  // its store (the only one on the line) measures 31.5 / 4 = 7.9x, the 8x predicted.
+  EXPECT_EQ(v.verdict, "confirmed") << v.text;
+  EXPECT_NE(v.text.find("judged on its store"), std::string::npos) << v.text;
+  // Its store instructions are the finding's: no measured-only finding repeats it.
+  unsigned stores = 0;
+  for (const auto* in : v.covered) stores += in->op == "Store";
+  EXPECT_EQ(stores, 4u);
+
+  // Without the store inventory (a plain load): the same loads are not compared, never "differs".
+  MemoryVerdict plain = judgeMemoryFinding(lines, global(32, 4, 3), false, 0.25, 2.0);
+  EXPECT_EQ(plain.verdict, "not compared") << plain.text;
+  EXPECT_NE(plain.text.find("not a multiple"), std::string::npos) << plain.text;
+  // With 2 static loads the 8 instructions are 4 copies of each: every one disagreeing is a real "differs".
+  MemoryVerdict two = judgeMemoryFinding(lines, global(32, 4, 2), false, 0.25, 2.0);
+  EXPECT_EQ(two.verdict, "differs") << two.text;
+}
+
+TEST(ProfileMatch, AFigureForOneIterationIsNotContradictedByTheAverage) {
+  // A shared access whose figure is the 8-way of one iteration; the counters average 3.9-way.
+  Line l;
+  l.file = "ladder.cu";
+  l.line = 29;
+  Instruction in;
+  in.address = "0x200";
+  in.sass = "LDS";
+  in.space = "Shared";
+  in.op = "Load";
+  in.width = 4;
+  in.executed = 1000;
+  in.sharedWavefronts = 3900;
+  in.sharedIdeal = 1000;
+  l.instructions.push_back(in);
+  std::vector<const Line*> lines{&l};
+  std::map<std::string, double> pred{{"ways", 8}, {"store", 0}, {"width", 4}, {"lineCount", 1}, {"lineCountSameWidth", 1}};
+  EXPECT_EQ(judgeMemoryFinding(lines, pred, true, 0.25, 2.0).verdict, "differs");
+  pred["perIteration"] = 1;
+  MemoryVerdict v = judgeMemoryFinding(lines, pred, true, 0.25, 2.0);
+  EXPECT_EQ(v.verdict, "not compared") << v.text;
+  EXPECT_NE(v.text.find("average every iteration"), std::string::npos) << v.text;
+  // More than predicted stays a disagreement, iteration or not.
+  l.instructions[0].sharedWavefronts = 16000;
+  EXPECT_EQ(judgeMemoryFinding(lines, pred, true, 0.25, 2.0).verdict, "differs");
 }
