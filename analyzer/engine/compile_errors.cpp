@@ -218,16 +218,10 @@ struct RemovedApiFinder : clang::RecursiveASTVisitor<RemovedApiFinder> {
     report(e->getLocation(), removed(primary(e->getDecl())));
     return true;
   }
-  bool VisitUnresolvedLookupExpr(clang::UnresolvedLookupExpr* e) {
-    std::string msg;
-    for (const clang::NamedDecl* d : e->decls()) {
-      std::string m = removed(primary(d->getUnderlyingDecl()));
-      if (m.empty()) return true;  // another candidate nvcc has
-      msg = m;
-    }
-    report(e->getNameLoc(), msg);
-    return true;
-  }
+  // A call with dependent arguments in a template is looked up when the template is instantiated
+  // (nvcc does not reject `__shfl_up(v, 1)` in a template nothing instantiates): the instantiations
+  // are visited instead, and a use there is reported at the template's line.
+  bool shouldVisitTemplateInstantiations() const { return true; }
   bool VisitMemberExpr(clang::MemberExpr* e) {
     report(e->getMemberLoc(), removed(e->getMemberDecl()));
     return true;
