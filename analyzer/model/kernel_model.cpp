@@ -114,10 +114,12 @@ std::unique_ptr<KernelModel> KernelModel::walk(const clang::FunctionDecl* kernel
   b.run(kernel);
   if (m->truncated_)  // a walk cut short: steps of a partial walk are not trusted
     for (auto& a : m->accesses_) a.blockLinear = false;
-  // Rows (layers) of a shape the kernel cannot tell apart repeat one another's work.
-  if (!assumed)
-    for (int axis = 1; axis < 3; ++axis)
-      m->dupAxis_[axis] = (axis == 1 ? m->by_ : m->bz_) > 1 && !m->threadAxes_[axis] && !readsThreadAxis(kernel, axis);
+  // Rows (layers) of a shape the kernel cannot tell apart repeat one another's work. Under a
+  // guessed shape, an axis the walk never read is one only the guess made longer than 1 (a call the
+  // model cannot see, a function pointer, may read it): threads differing only along it are left
+  // alone too, as a race between them would depend on the guess (issue 26).
+  for (int axis = 1; axis < 3; ++axis)
+    m->dupAxis_[axis] = (axis == 1 ? m->by_ : m->bz_) > 1 && !m->threadAxes_[axis] && (assumed || !readsThreadAxis(kernel, axis));
   if (m->dupAxis_[1] || m->dupAxis_[2]) {
     m->sameWork_.resize(m->threads());
     for (unsigned t = 0; t < m->threads(); ++t)

@@ -142,6 +142,16 @@ void Builder::walkIf(const clang::IfStmt* is) {
           break;
         }
   }
+  // A path may replace the variable maps (an if inside it that keeps the representative block's
+  // values restores a copy): `merged` then points into freed maps; find the variables again.
+  auto relocate = [&] {
+    for (auto& [vd, value] : merged)
+      for (auto f = frames_.rbegin(); f != frames_.rend(); ++f)
+        if (auto v = f->vars.find(vd); v != f->vars.end()) {
+          value = &v->second;
+          break;
+        }
+  };
   // What leaving looks like before the paths (to tell a path that left from one that did not).
   Mask aliveBefore = alive_, retBefore = frames_.back().returned;
   Mask brokenBefore, contBefore;
@@ -155,6 +165,7 @@ void Builder::walkIf(const clang::IfStmt* is) {
   if (selects) selectGuards_.pop_back();
   if (keptVars && keptVars->size() == frames_.size())
     for (size_t i = 0; i < frames_.size(); ++i) frames_[i].vars = std::move((*keptVars)[i]);
+  relocate();
   Mask afterThen = active_;
   if (!merged.empty()) {
     for (size_t i = 0; i < merged.size(); ++i) {
@@ -164,6 +175,7 @@ void Builder::walkIf(const clang::IfStmt* is) {
   }
   active_ = fm;
   if (is->getElse()) walk(is->getElse());
+  relocate();
   Mask afterElse = active_;
   leaveBlockVariant(variant);
   approxMasks_ -= approx;
