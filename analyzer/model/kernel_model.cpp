@@ -1,13 +1,43 @@
 #include "analyzer/model/kernel_model.h"
 
+#include <clang/AST/RecursiveASTVisitor.h>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "analyzer/model/builder.h"
 #include "analyzer/model/coverage.h"
 
 namespace gpuopt {
+
+namespace {
+// Whether `from`'s body calls `to`, directly or through the functions it calls.
+bool callsTransitively(const clang::FunctionDecl* from, const clang::FunctionDecl* to) {
+  struct Calls : clang::RecursiveASTVisitor<Calls> {
+    std::vector<const clang::FunctionDecl*> callees;
+    bool VisitCallExpr(clang::CallExpr* c) {
+      if (const clang::FunctionDecl* f = c->getDirectCallee()) callees.push_back(f->getCanonicalDecl());
+      return true;
+    }
+  };
+  std::set<const clang::FunctionDecl*> seen{from->getCanonicalDecl()};
+  std::vector<const clang::FunctionDecl*> todo{from};
+  while (!todo.empty() && seen.size() < 512) {
+    const clang::FunctionDecl* def = nullptr;
+    const clang::FunctionDecl* f = todo.back();
+    todo.pop_back();
+    if (!f->hasBody(def) || !def) continue;
+    Calls v;
+    v.TraverseStmt(def->getBody());
+    for (const clang::FunctionDecl* c : v.callees) {
+      if (c == to->getCanonicalDecl()) return true;
+      if (seen.insert(c).second) todo.push_back(c);
+    }
+  }
+  return false;
+}
+}  // namespace
 
 // The per-kernel --block-dim, by the kernel's name (qualified or not).
 static const std::array<unsigned, 3>* kernelBlock(const clang::FunctionDecl* kernel, const ModelOptions& opts) {
@@ -146,6 +176,11 @@ KernelModel::Coverage KernelModel::coverage() const {
     std::string reason;
     if (!ok) {
       auto ni = notInlined_.find(a.function ? a.function->getCanonicalDecl() : nullptr);
+      // A function only a function that was not walked calls (f10 under f9, past the depth limit):
+      // not walked for the same reason.
+      if (ni == notInlined_.end() && a.function)
+        for (auto it = notInlined_.begin(); it != notInlined_.end() && ni == notInlined_.end(); ++it)
+          if (callsTransitively(it->first, a.function)) ni = it;
       if (um != unmodelled_.end())
         reason = fmt::format("'{}' reads or writes memory inside a library call the model does not follow", um->second);
       else if (ni != notInlined_.end())

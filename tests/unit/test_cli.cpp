@@ -243,7 +243,8 @@ TEST(Cli, BlockDimPerKernelAndLaunchesWin) {
             "void run(float* o) { launched<<<1, 256>>>(o); }\n");
   auto findings = [](const std::string& out) {
     std::vector<std::string> v;
-    for (auto& f : nlohmann::json::parse(out)["files"][0]["findings"])
+    auto j = nlohmann::json::parse(out);  // (a range-for over a member of the temporary would dangle)
+    for (auto& f : j["files"][0]["findings"])
       v.push_back(f["ruleId"].get<std::string>() + ":" + std::to_string(f["location"]["line"].get<int>()) + ":" +
                   f["severity"].get<std::string>());
     std::sort(v.begin(), v.end());
