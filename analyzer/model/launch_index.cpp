@@ -16,6 +16,7 @@
 #include "analyzer/model/launch_detail.h"
 #include "analyzer/model/launch_eval.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -227,9 +228,14 @@ void LaunchIndex::resolveLaunch(clang::ASTContext& ctx, HostValues& hv, const cl
     bool some = false;
     if (!ok) some = block ? hv.shape(block, env, p, true) : config && hv.memberShape(config, "blockDim", call, env, p, true);
     // Where: the launch, or for a launch through a wrapper the outermost call that gave it its values.
+    // (Only when the block needed it: a grid from the caller's argument leaves the launch the place.)
     const clang::Expr* at = call;
-    for (const auto& f : env)
-      if (f.call) at = f.call;
+    unsigned here[3] = {0, 1, 1};
+    const bool blockHere = block && ok && hv.shape(block, HostValues::Env{{env[0].fn, nullptr}}, here) &&
+                           std::equal(here, here + 3, d);
+    if (!blockHere)
+      for (const auto& f : env)
+        if (f.call) at = f.call;
     std::string where;
     for (const auto* k : kernels) {
       liveLaunched_.insert(k->getCanonicalDecl());
