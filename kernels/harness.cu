@@ -213,6 +213,7 @@ const std::vector<DemoInfo>& list() {
       {"partial-warp-block", "100, 48, 33 threads per block vs 128 and 64 (compute-bound and memory-bound)"},
       {"double-promotion", "v * 1.1 - 0.1 (double literals) vs v * 1.1f - 0.1f"},
       {"dynamic-local-array", "per-thread 32-bin histogram in a local array vs a shared-memory slice"},
+      {"unused-block-dimension", "dim3(32, 8) for a kernel reading only threadIdx.x vs a 1-D block (memory- and compute-bound)"},
       {"reduction", "the lectures' reduction ladder reduce0..reduce6 plus a shuffle version, at 2^24 and 2^20"},
   };
   return l;
@@ -247,6 +248,7 @@ int run(const std::string& name, bool json, std::ostream& out, std::ostream& err
       else if (d.name == "partial-warp-block") rs = demoPartialWarp();
       else if (d.name == "double-promotion") rs = demoDoublePromotion();
       else if (d.name == "dynamic-local-array") rs = demoLocalArray();
+      else if (d.name == "unused-block-dimension") rs = demoUnusedBlockDim();
       for (const auto& r : rs) {
         for (const auto& row : r.rows)
           if (!row.correct && row.isFixed) rc = kVerificationFailed;

@@ -112,5 +112,6 @@ std::vector<Report> demoAtomic();
 std::vector<Report> demoPartialWarp();
 std::vector<Report> demoDoublePromotion();
 std::vector<Report> demoLocalArray();
+std::vector<Report> demoUnusedBlockDim();
 
 }  // namespace gpuopt::demos

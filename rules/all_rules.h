@@ -18,6 +18,7 @@
 #include "rules/uncoalesced_access.h"
 #include "rules/unbatched_memcpy.h"
 #include "rules/unsafe_warp_reduce.h"
+#include "rules/unused_block_dimension.h"
 
 namespace gpuopt {
 
@@ -44,6 +45,7 @@ void forEachRuleType(F&& f) {
   f(RuleTag<PartialWarpBlockRule>{});
   f(RuleTag<DoublePromotionRule>{});
   f(RuleTag<DynamicLocalArrayRule>{});
+  f(RuleTag<UnusedBlockDimensionRule>{});
   f(RuleTag<CompileErrorRule>{});  // the compiler's own errors (reported by the engine)
 }
 

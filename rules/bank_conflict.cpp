@@ -76,6 +76,9 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   std::vector<const clang::Expr*> order;
   for (const auto& a : m.accesses()) {
     if (a.space != MemSpace::Shared || !a.known || a.data || !a.strideSym.empty() || a.isAtomic) continue;
+    // An address that depends on a value known only at run time (a seed hashed into the index, a
+    // size): the banks the lanes hit are those of the stand-in value, not known.
+    if (a.paramAddr) continue;
     if (a.elemSize == 0 || a.elemSize > 16) continue;
     if (!rc.inLintedFile(a.expr->getBeginLoc())) continue;
     // All fields of a record of at most 16 bytes written or read together (v.x, v.y, v.z, v.w):

@@ -19,7 +19,6 @@ std::string blockName(int dx, int dy, bool twoD) {
 }  // namespace
 
 void GlobalMemoryRaceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
-  if (multiDimShapeGuessed(m)) return;  // which threads share data is a guess (rule_util.h)
   // Within a block first (a barrier can fix those), then across blocks (none can).
   struct Finding {
     const Race* in = nullptr;
@@ -102,6 +101,7 @@ void GlobalMemoryRaceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       }
       if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
       d = rc.make(kInfo, rc.span(b.expr), msg);
+      d.shapeKey = raceShapeKey(kind, r.possible, a, b);
       d.notes.push_back({rc.span(a.expr), fmt::format("{} {} it here{}", m.threadName(r.t1), a.isWrite ? "writes" : "reads",
                                                       atContext(a.context))});
     } else {
@@ -138,6 +138,7 @@ void GlobalMemoryRaceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       msg += atContext(later.context);
       if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
       d = rc.make(kInfo, rc.span(later.expr), msg);
+      d.shapeKey = raceShapeKey(x.blockIndependent ? "blocks-all" : "blocks", x.possible, w, o);
       if (&other != &later || x.blockIndependent)
         d.notes.push_back({rc.span(other.expr), fmt::format("the other access{}", atContext(other.context))});
     }

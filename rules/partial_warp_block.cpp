@@ -94,9 +94,23 @@ bool printsOutput(const clang::FunctionDecl* fn, int depth) {
 
 void PartialWarpBlockRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   checkWorkSplits(m, rc, kInfo);
-  // Only a shape written in the code (a launch or __launch_bounds__), not an assumed one.
-  if (m.blockAssumed() || m.blockRange().isInvalid()) return;
+  // Only a shape written in the code: a launch, or the thread count __launch_bounds__ promises
+  // (a kernel declared for 100 threads runs 100-thread blocks), not an assumed one.
   unsigned threads = m.threads();
+  clang::SourceRange where = m.blockRange();
+  bool bounds = false;
+  if (m.blockSource().rfind("launch", 0) != 0 || where.isInvalid()) {
+    auto* lb = m.kernel()->getAttr<clang::CUDALaunchBoundsAttr>();
+    clang::Expr::EvalResult r;
+    if (!lb || !lb->getMaxThreads() || lb->getMaxThreads()->isValueDependent() ||
+        !lb->getMaxThreads()->EvaluateAsInt(r, m.ast()))
+      return;
+    int64_t n = r.Val.getInt().getExtValue();
+    if (n < 1 || n > 1024) return;
+    threads = static_cast<unsigned>(n);
+    where = lb->getRange();
+    bounds = true;
+  }
   if (threads % 32 == 0) return;
   // One thread per block (`<<<1, 1>>>`): a serial helper, an initialiser or a printing demo by
   // design, not a block-size choice; on real code every such finding was noise.
@@ -119,20 +133,19 @@ void PartialWarpBlockRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   // thread runs (cuda-samples cdpSimplePrint's 2-thread blocks, which also number the blocks
   // with an atomic on a __device__ variable).
   if (scalarParams && printsOutput(fn, 0)) return;
-  if (!rc.inLintedFile(m.blockRange().getBegin())) return;
-  unsigned warps = m.warps();
+  if (!rc.inLintedFile(where.getBegin())) return;
+  unsigned warps = (threads + 31) / 32;
   unsigned idle = warps * 32 - threads;
   double share = 100.0 * idle / (warps * 32.0);
   unsigned down = threads / 32 * 32, up = warps * 32;
-  std::string shape = m.blockY() == 1 && m.blockZ() == 1 ? fmt::format("{} threads", threads)
+  std::string shape = bounds || (m.blockY() == 1 && m.blockZ() == 1) ? fmt::format("{} threads", threads)
                       : fmt::format("{}x{}x{} = {} threads", m.blockX(), m.blockY(), m.blockZ(), threads);
-  bool bounds = m.blockSource() == "__launch_bounds__";
   std::string msg = fmt::format("{} of kernel '{}' has {}, not a multiple of the 32-thread warp: the block runs as {} "
                                 "warp{} and the last one has {} of 32 lanes idle ({:.0f}% of the block's lanes do nothing, "
                                 "in every block)",
                                 bounds ? "__launch_bounds__" : "the block of this launch", m.kernel()->getNameAsString(),
                                 shape, warps, warps == 1 ? "" : "s", idle, share);
-  Diagnostic d = rc.make(kInfo, rc.span(m.blockRange()), msg);
+  Diagnostic d = rc.make(kInfo, rc.span(where), msg);
   d.notes.push_back({rc.span(m.kernel()->getLocation()), "kernel declared here"});
   if (down > 0)
     d.fixHint = fmt::format("use a multiple of 32 threads per block ({} or {}) and guard the tail with 'if (i < n)'",

@@ -59,10 +59,6 @@ double recordCoverage(const KernelModel& m, const Access& a, int64_t* strideOut,
   return static_cast<double>(bytes) / static_cast<double>(stride);
 }
 
-bool multiDimShapeGuessed(const KernelModel& m) {
-  return m.blockAssumed() && !m.oneAxisGuessed() && (m.usesThreadAxis(1) || m.usesThreadAxis(2));
-}
-
 bool warpExchange(const KernelModel::Race& r) {
   return r.warpSynchronous && !(r.first->expr == r.second->expr && r.first->isWrite && r.second->isWrite &&
                                 !r.first->isRead && !r.second->isRead);
@@ -82,6 +78,9 @@ std::string possibleGuardsText(const Access& a, const Access& b) {
 }  // namespace gpuopt
 
 namespace gpuopt {
+std::string raceShapeKey(const std::string& kind, bool possible, const Access& a, const Access& b) {
+  return fmt::format("{}|{}|{}|{}", kind, possible, static_cast<const void*>(a.expr), static_cast<const void*>(b.expr));
+}
 
 void addLineInventory(const KernelModel& m, const Access& a, bool store, const RuleContext& rc,
                       std::map<std::string, double>& predicted) {

@@ -26,12 +26,6 @@ void addLineInventory(const KernelModel& m, const Access& a, bool store, const R
                       std::map<std::string, double>& predicted);
 
 // "lanes 0, 1, 2, 3 ... 31" (at most `max` listed).
-// A kernel written for a block of more than one dimension (it reads threadIdx.y or .z) whose
-// shape is assumed (no launch, __launch_bounds__ or --block-dim gave it): which threads share an
-// element, and which share a warp, is then a guess, so races are not judged. On real code
-// (2026-11-23) such findings were 168 false alarms to 7 true. A launch that gives every axis but
-// one (`b.x = 1; b.y = n;`) leaves one guessed extent, as a 1-D kernel has: judged.
-bool multiDimShapeGuessed(const KernelModel& m);
 
 std::string laneList(llvm::ArrayRef<unsigned> lanes, size_t max = 6);
 // " (at s = 16)" or "".
@@ -58,5 +52,9 @@ bool warpExchange(const KernelModel::Race& r);
 // " (under the condition(s) at line(s) N, which depend on data: ...)": the data guards of a
 // possible race's two accesses.
 std::string possibleGuardsText(const Access& a, const Access& b);
+
+// What stays the same when a race is found under several guessed block shapes (Diagnostic::shapeKey):
+// the kind of race and the two expressions, not the threads named.
+std::string raceShapeKey(const std::string& kind, bool possible, const Access& a, const Access& b);
 
 }  // namespace gpuopt

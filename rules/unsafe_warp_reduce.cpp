@@ -11,7 +11,6 @@
 namespace gpuopt {
 
 void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
-  if (multiDimShapeGuessed(m)) return;  // which threads share data is a guess (rule_util.h)
   // One finding per warp-synchronous region: the function the accesses are in, within one barrier interval.
   struct Group {
     const KernelModel::Race* first = nullptr;
@@ -95,6 +94,7 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (g.allPossible) msg = "possible " + msg + possibleGuardsText(a, b);
     msg += atContext(b.context);
     Diagnostic d = rc.make(kInfo, rc.span(b.expr), msg);
+    d.shapeKey = raceShapeKey(g.global ? "global" : "shared", g.allPossible, a, b);
     if (g.allPossible) d.severity = Severity::Warning;  // as missing-syncthreads' possible races
     d.notes.push_back({rc.span(a.expr), fmt::format("lane {} {} {} here", r.t1 % 32, a.isWrite ? "writes" : "reads",
                                                     elementName(a, r.firstByteAddr))});

@@ -102,7 +102,7 @@ int demo(const CliOptions& o) {
 #if GPUOPT_HAVE_CUDA
   if (o.demo == "list") {
     for (const auto& d : demos::list())
-      std::cout << d.name << std::string(d.name.size() < 21 ? 21 - d.name.size() : 1, ' ') << d.summary << "\n";
+      std::cout << d.name << std::string(d.name.size() < 24 ? 24 - d.name.size() : 1, ' ') << d.summary << "\n";
     return 0;
   }
   return demos::run(o.demo, o.demoJson, std::cout, std::cerr);

@@ -42,9 +42,10 @@ Input and compiler:
   --no-cuda               parse with the bundled CUDA declarations even if a toolkit exists
   --gpu-arch sm_XX        GPU architecture to parse for (default sm_90)
   --resource-dir DIR      Clang resource directory (default: the one this build was made with)
-  --block-dim X[,Y[,Z]]   block shape of kernels whose launch (or __launch_bounds__) is not in the code;
-                          a launch written in the code always wins. Wins over the configuration's
-                          block-dim (default 256, said as assumed)
+  --block-dim [KERNEL=]X[,Y[,Z]]
+                          block shape of kernels whose launch in the code gives none (repeatable; with
+                          KERNEL=, for that kernel only); a launch in the code always wins. Without it
+                          such kernels are judged under a few plausible shapes (see docs/architecture.md)
   --max-file-size BYTES   refuse larger inputs (default 8 MiB)
 
 Rules:
@@ -241,10 +242,16 @@ bool parseCommandLine(const std::vector<std::string>& args, CliOptions& o, std::
     } else if (a == "--block-dim") {
       std::string v;
       if (!need(v)) return false;
-      auto parts = splitComma(v);
-      if (parts.empty() || parts.size() > 3) { error = "--block-dim expects X[,Y[,Z]], got '" + v + "'"; return false; }
+      // NAME=X,Y,Z: for one kernel; X,Y,Z: for every kernel no launch in the code gives a shape.
+      std::string kernel, dims = v;
+      if (size_t eq = v.find('='); eq != std::string::npos) {
+        kernel = v.substr(0, eq), dims = v.substr(eq + 1);
+        if (kernel.empty()) { error = "--block-dim expects [KERNEL=]X[,Y[,Z]], got '" + v + "'"; return false; }
+      }
+      auto parts = splitComma(dims);
+      if (parts.empty() || parts.size() > 3) { error = "--block-dim expects [KERNEL=]X[,Y[,Z]], got '" + v + "'"; return false; }
       unsigned long long total = 1;
-      o.blockDim[1] = o.blockDim[2] = 1;
+      std::array<unsigned, 3> d{0, 1, 1};
       for (size_t k = 0; k < parts.size(); ++k) {
         try {
           size_t pos = 0;
@@ -254,7 +261,7 @@ bool parseCommandLine(const std::vector<std::string>& args, CliOptions& o, std::
             error = "--block-dim " + v + ": a block has at most 1024 threads (got " + parts[k] + " in one dimension)";
             return false;
           }
-          o.blockDim[k] = static_cast<unsigned>(x);
+          d[k] = static_cast<unsigned>(x);
           total *= static_cast<unsigned long long>(x);
         } catch (...) {
           error = "--block-dim expects positive integers, got '" + v + "'";
@@ -262,6 +269,8 @@ bool parseCommandLine(const std::vector<std::string>& args, CliOptions& o, std::
         }
       }
       if (total > 1024) { error = "--block-dim " + v + " has more than 1024 threads"; return false; }
+      if (kernel.empty()) o.blockDim[0] = d[0], o.blockDim[1] = d[1], o.blockDim[2] = d[2];
+      else o.kernelBlockDims[kernel] = d;
     } else if (a == "--max-file-size") {
       std::string v;
       if (!need(v)) return false;

@@ -1,6 +1,8 @@
 // Command-line parsing (no Clang needed).
 #pragma once
 #include <optional>
+#include <array>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,7 +20,8 @@ struct CliOptions {
   std::vector<std::string> disable;  // --disable
   std::vector<std::string> checks;   // --checks: appended to the configuration's rules list
   bool rulesGiven = false;
-  unsigned blockDim[3] = {0, 0, 0};  // --block-dim (0 = not given)
+  unsigned blockDim[3] = {0, 0, 0};  // --block-dim X,Y,Z (0 = not given)
+  std::map<std::string, std::array<unsigned, 3>> kernelBlockDims;  // --block-dim NAME=X,Y,Z
   std::string configFile;            // --config
   bool noConfig = false;
   bool dumpConfig = false;

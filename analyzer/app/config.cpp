@@ -95,17 +95,31 @@ bool loadConfigChain(const std::string& path, ResolvedOptions& out, std::string&
         if (!parseSeverity(v.as<std::string>(), out.failOn))
           throw YAML::RepresentationException(v.Mark(), "'fail-on' must be note, warning or error");
       } else if (key == "block-dim") {
-        std::vector<unsigned> d;
-        if (v.IsScalar()) d.push_back(v.as<unsigned>());
-        else for (const auto& x : v) d.push_back(x.as<unsigned>());
-        if (d.empty() || d.size() > 3) throw YAML::RepresentationException(v.Mark(), "'block-dim' must be 1 to 3 numbers");
-        unsigned long long total = 1;
-        for (auto x : d) total *= x;
-        if (total == 0 || total > 1024) throw YAML::RepresentationException(v.Mark(), "'block-dim' must have 1 to 1024 threads");
+        // [X, Y, Z] for every kernel no launch in the code gives a shape; {NAME: [X, Y, Z], ...} per
+        // kernel ("*" for every kernel).
+        auto dims = [&](const YAML::Node& n) {
+          std::vector<unsigned> d;
+          if (n.IsScalar()) d.push_back(n.as<unsigned>());
+          else for (const auto& x : n) d.push_back(x.as<unsigned>());
+          if (d.empty() || d.size() > 3) throw YAML::RepresentationException(n.Mark(), "'block-dim' must be 1 to 3 numbers");
+          unsigned long long total = 1;
+          for (auto x : d) total *= x;
+          if (total == 0 || total > 1024) throw YAML::RepresentationException(n.Mark(), "'block-dim' must have 1 to 1024 threads");
+          return std::array<unsigned, 3>{d[0], d.size() > 1 ? d[1] : 1, d.size() > 2 ? d[2] : 1};
+        };
         auto& m = out.analysis.model;
-        m.blockX = d[0], m.blockY = d.size() > 1 ? d[1] : 1, m.blockZ = d.size() > 2 ? d[2] : 1;
-        // As --block-dim: the shape of kernels whose launch the code does not give (a launch wins).
-        m.blockDimGiven = true;
+        if (v.IsMap()) {
+          for (const auto& kv2 : v) {
+            std::string name = kv2.first.as<std::string>();
+            auto d = dims(kv2.second);
+            if (name == "*") m.blockX = d[0], m.blockY = d[1], m.blockZ = d[2], m.blockDimGiven = true;
+            else m.kernelBlocks[name] = d;
+          }
+        } else {
+          auto d = dims(v);
+          m.blockX = d[0], m.blockY = d[1], m.blockZ = d[2];
+          m.blockDimGiven = true;
+        }
       } else if (key == "gpu-arch") {
         out.analysis.frontend.gpuArch = v.as<std::string>();
         if (out.analysis.frontend.gpuArch.rfind("sm_", 0) != 0) throw YAML::RepresentationException(v.Mark(), "'gpu-arch' must be sm_XX");
@@ -222,6 +236,7 @@ bool resolveOptions(const CliOptions& cli, const std::string& file, ResolvedOpti
     m.blockX = cli.blockDim[0], m.blockY = cli.blockDim[1], m.blockZ = cli.blockDim[2];
     m.blockDimGiven = true;
   }
+  for (const auto& [name, d] : cli.kernelBlockDims) m.kernelBlocks[name] = d;
   if (!cli.failOn.empty()) parseSeverity(cli.failOn, out.failOn);
   if (cli.headerFilter) out.analysis.headerFilter = cli.headerFilter;
   // Enabled rules: config patterns, then --rules replaces, --disable removes.
@@ -272,7 +287,15 @@ std::string dumpConfig(const ResolvedOptions& r) {
   e << YAML::EndMap;
   e << YAML::Key << "fail-on" << YAML::Value << std::string(severityName(r.failOn));
   const auto& m = r.analysis.model;
-  e << YAML::Key << "block-dim" << YAML::Value << YAML::Flow << YAML::BeginSeq << m.blockX << m.blockY << m.blockZ << YAML::EndSeq;
+  if (m.kernelBlocks.empty()) {
+    e << YAML::Key << "block-dim" << YAML::Value << YAML::Flow << YAML::BeginSeq << m.blockX << m.blockY << m.blockZ << YAML::EndSeq;
+  } else {
+    e << YAML::Key << "block-dim" << YAML::Value << YAML::BeginMap;
+    if (m.blockDimGiven) e << YAML::Key << "*" << YAML::Value << YAML::Flow << YAML::BeginSeq << m.blockX << m.blockY << m.blockZ << YAML::EndSeq;
+    for (const auto& [name, d] : m.kernelBlocks)
+      e << YAML::Key << name << YAML::Value << YAML::Flow << YAML::BeginSeq << d[0] << d[1] << d[2] << YAML::EndSeq;
+    e << YAML::EndMap;
+  }
   e << YAML::Key << "gpu-arch" << YAML::Value << r.analysis.frontend.gpuArch;
   e << YAML::Key << "compiler-args" << YAML::Value << YAML::Flow << r.analysis.frontend.extraArgs;
   if (r.analysis.headerFilter) e << YAML::Key << "header-filter" << YAML::Value << *r.analysis.headerFilter;

@@ -8,7 +8,8 @@
 //   rules: ["*", "-divergent-branch"]     # enabled rules, globs; "-" disables
 //   severity: {bank-conflict: error}      # per-rule severity
 //   fail-on: warning                      # lowest severity that makes the exit status 1
-//   block-dim: [16, 16]                   # assumed block shape
+//   block-dim: [16, 16]                   # block shape where no launch in the code gives one
+//   block-dim: {softmax: [32, 8], "*": [256]}  # per kernel ("*": every other kernel)
 //   gpu-arch: sm_90
 //   compiler-args: ["-DTILE=32"]
 //   exclude: ["third_party/*"]            # globs on paths relative to the config's folder

@@ -18,7 +18,7 @@ std::string listed(const std::vector<std::string>& names) {
 
 void writeSummary(std::ostream& err, const std::vector<FileResult>& results, const std::vector<ResolvedOptions>& perFile,
                   const RunSummary& s) {
-  size_t n = 0, files = 0, kernels = 0, excluded = 0;
+  size_t n = 0, files = 0, kernels = 0, excluded = 0, partly = 0;
   std::vector<std::string> noKernel, failed;
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
@@ -33,6 +33,7 @@ void writeSummary(std::ostream& err, const std::vector<FileResult>& results, con
     }
     ++files;
     if (r.kernels > 0) kernels += static_cast<size_t>(r.kernels);
+    for (const auto& k : r.coverage) partly += k.partly();
     if (r.kernels == 0) noKernel.push_back(r.file);
   }
   std::string notes;
@@ -40,8 +41,9 @@ void writeSummary(std::ostream& err, const std::vector<FileResult>& results, con
   if (s.fromCache > 0) notes += fmt::format("; {} unchanged (from the cache)", s.fromCache);
   if (s.preamblesBuilt > 0)
     notes += fmt::format("; CUDA header preamble built for {} (later runs are faster)", plural(s.preamblesBuilt, "file", "files"));
-  err << fmt::format("gpuopt-lint: {} in {} analysed ({}) in {:.2f} s{}\n", plural(n, "finding", "findings"),
-                     plural(files, "file", "files"), plural(kernels, "kernel", "kernels"), s.seconds, notes);
+  err << fmt::format("gpuopt-lint: {} in {} analysed ({}{}) in {:.2f} s{}\n", plural(n, "finding", "findings"),
+                     plural(files, "file", "files"), plural(kernels, "kernel", "kernels"),
+                     partly ? fmt::format(", {} partly analysed", partly) : std::string(), s.seconds, notes);
   // The inputs that make the exit status 2, by name: their errors may be far up in the output.
   if (!failed.empty())
     err << fmt::format("gpuopt-lint: {} could not be analysed: {} (the errors are above)\n",

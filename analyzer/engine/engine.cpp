@@ -67,6 +67,7 @@ bool reportParse(const std::string& file, ParsedFile& parsed, const ParseCommand
     return false;
   }
   fa.result.diags = std::move(best.diags);
+  fa.result.coverage = std::move(best.coverage);
   if (compileErrorsOn) {
     std::vector<Diagnostic> errs;
     for (const auto& e : best.errors) {

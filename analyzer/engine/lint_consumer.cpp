@@ -10,6 +10,7 @@
 
 #include "analyzer/engine/compile_errors.h"
 #include "analyzer/model/kernel_model.h"
+#include "analyzer/model/shapes.h"
 #include "analyzer/rule/rule.h"
 #include "analyzer/rule/rule_context.h"
 
@@ -165,35 +166,99 @@ class LintConsumer : public clang::ASTConsumer {
         shapes = launches.all(k);
       if (shapes.size() > 4) shapes.resize(4);
       if (shapes.size() < 2 && !profiled) shapes.clear();
-      size_t variants = std::max<size_t>(1, shapes.size());
       ++out_.kernels;
-      for (size_t vi = 0; vi < variants; ++vi) {
-        const LaunchIndex::Shape* shape = shapes.empty() ? nullptr : &shapes[vi];
-        rc.setLaunchVariant(shape && shapes.size() > 1 ? fmt::format("the {}x{}x{} block of the {}", shape->x, shape->y, shape->z, shape->where)
-                                  : std::string());
-        std::unique_ptr<KernelModel> model;
-        timed("kernel model", [&] { model = KernelModel::build(k, ctx, modelOpts, launches, shape); });
-        if (vi == 0 && model->blockAssumed() && !opts_.model.blockDimGiven && !launches.unreadable(k)) ++out_.assumedKernels;
+      std::string inst, group;
+      if (k->getTemplateSpecializationArgs()) {
+        llvm::raw_string_ostream os(inst);
+        k->getNameForDiagnostic(os, ctx.getPrintingPolicy(), /*Qualified=*/true);
+        if (const auto* pt = k->getPrimaryTemplate()) group = fmt::format("{}", static_cast<const void*>(pt->getCanonicalDecl()));
+      }
+      auto describe = [&](const KernelModel& model) {
         // (The log is kept whatever --verbose says: it is stored with the result, and --verbose is
         // not part of the result cache's key.)
         out_.log.push_back(fmt::format("{}: kernel {}: block {}x{}x{} ({}), {} accesses, {} branches, {} barriers{}",
-                                         rc.span(k->getLocation()).begin.file, k->getQualifiedNameAsString(), model->blockX(),
-                                         model->blockY(), model->blockZ(), model->blockSource(), model->accesses().size(),
-                                         model->branches().size(), model->barriers().size(),
-                                         model->truncated() ? " (evaluation truncated)" : ""));
-        if (std::getenv("GPUOPT_LINT_DEBUG")) dumpModel(*model, rc);
-        std::string inst, group;
-        if (k->getTemplateSpecializationArgs()) {
-          llvm::raw_string_ostream os(inst);
-          k->getNameForDiagnostic(os, ctx.getPrintingPolicy(), /*Qualified=*/true);
-          if (const auto* pt = k->getPrimaryTemplate()) group = fmt::format("{}", static_cast<const void*>(pt->getCanonicalDecl()));
-        }
+                                       rc.span(k->getLocation()).begin.file, k->getQualifiedNameAsString(), model.blockX(),
+                                       model.blockY(), model.blockZ(), model.blockSource(), model.accesses().size(),
+                                       model.branches().size(), model.barriers().size(),
+                                       model.truncated() ? " (evaluation truncated)" : ""));
+        if (std::getenv("GPUOPT_LINT_DEBUG")) dumpModel(model, rc);
+      };
+      auto covered = [&](const KernelModel& model) {
+        KernelModel::Coverage c = model.coverage();
+        KernelCoverage kc;
+        kc.kernel = inst.empty() ? k->getQualifiedNameAsString() : inst;
+        kc.where = rc.span(k->getLocation());
+        kc.accessesTotal = c.total, kc.accessesReached = c.reached;
+        for (auto& g : c.missed) kc.unanalysed.push_back({files.displayName(g.fid), g.firstLine, g.lastLine, g.reason});
+        out_.coverage.push_back(std::move(kc));
+      };
+      auto runRules = [&](const KernelModel& model) {
         rc.setFunction(k->getQualifiedNameAsString(), inst, group);
         for (const auto& r : rules_)
-          if (enabled(*r)) timed(std::string(r->info().id), [&] { r->checkKernel(*model, rc); });
+          if (enabled(*r)) timed(std::string(r->info().id), [&] { r->checkKernel(model, rc); });
         rc.setFunction({});
+      };
+      if (profiled || KernelModel::shapeGiven(k, opts_.model, launches)) {
+        size_t variants = std::max<size_t>(1, shapes.size());
+        for (size_t vi = 0; vi < variants; ++vi) {
+          const LaunchIndex::Shape* shape = shapes.empty() ? nullptr : &shapes[vi];
+          rc.setLaunchVariant(shape && shapes.size() > 1 ? fmt::format("the {}x{}x{} block of the {}", shape->x, shape->y, shape->z, shape->where)
+                                    : std::string());
+          std::unique_ptr<KernelModel> model;
+          timed("kernel model", [&] { model = KernelModel::build(k, ctx, modelOpts, launches, shape); });
+          describe(*model);
+          if (vi == 0) timed("coverage", [&] { covered(*model); });
+          runRules(*model);
+        }
+        rc.setLaunchVariant({});
+        continue;
       }
-      rc.setLaunchVariant({});
+      // No shape given: the plausible shapes (model/shapes.h). The primary first; the others only
+      // when it gives findings, to confirm or qualify them.
+      // (An includer may launch it: the includer search looks for kernels like this one.)
+      if (!launches.unreadable(k)) ++out_.assumedKernels;
+      std::string why;
+      ShapeFacts facts = KernelModel::shapeFacts(k, ctx, modelOpts, launches, &why);
+      std::vector<ShapeGuess> guesses = plausibleShapes(facts);
+      std::vector<ShapeRun> runs;
+      std::vector<std::unique_ptr<KernelModel>> models;
+      size_t primary = 0;
+      for (; primary < guesses.size(); ++primary) {
+        std::unique_ptr<KernelModel> model;
+        timed("kernel model", [&] { model = KernelModel::buildGuess(k, ctx, modelOpts, launches, guesses[primary], why); });
+        bool fits = !model->outOfBounds();
+        models.push_back(std::move(model));
+        if (fits) break;
+      }
+      // Every guess indexes some array past its end (a 1-D guess is shrunk until it fits, so a
+      // kernel of several dimensions): the shape is not one of those tried, and nothing that
+      // depends on it is said. The first walk still says what it analysed.
+      const bool noneFits = primary == guesses.size();
+      const KernelModel& first = noneFits ? *models.front() : *models.back();
+      describe(first);
+      timed("coverage", [&] { covered(first); });
+      if (noneFits && first.blockY() * first.blockZ() > 1) continue;
+      auto capture = [&](const KernelModel& model) {
+        ShapeRun run;
+        run.shape = {model.blockX(), model.blockY(), model.blockZ()};
+        run.assumption = "; assuming " + model.blockDescription();
+        rc.beginCapture();
+        runRules(model);
+        run.diags = rc.endCapture();
+        return run;
+      };
+      runs.push_back(capture(first));
+      if (!runs[0].diags.empty())
+        for (size_t gi = primary + 1; gi < guesses.size(); ++gi) {
+          std::unique_ptr<KernelModel> model;
+          timed("kernel model", [&] { model = KernelModel::buildGuess(k, ctx, modelOpts, launches, guesses[gi], why); });
+          if (model->outOfBounds()) continue;
+          if (model->blockX() == first.blockX() && model->blockY() == first.blockY() && model->blockZ() == first.blockZ()) continue;
+          runs.push_back(capture(*model));
+        }
+      rc.setFunction(k->getQualifiedNameAsString(), inst, group);
+      for (auto& d : mergeShapeRuns(runs, guessedAxes(facts), why, k->getNameAsString())) rc.report(std::move(d));
+      rc.setFunction({});
     }
     auto tTaint = Clock::now();
     for (const clang::FunctionDecl* f : functions)

@@ -17,6 +17,7 @@
 
 #include "analyzer/frontend/preamble.h"
 #include "analyzer/report/diagnostic.h"
+#include "analyzer/report/output.h"
 
 namespace gpuopt::engine {
 
@@ -76,8 +77,9 @@ struct ParseResult {
   size_t errorsInTarget = 0;             // errors located in the linted files themselves
   std::vector<Diagnostic> diags;         // the rules' findings
   std::vector<SkippedKernel> skipped;
+  std::vector<KernelCoverage> coverage;  // per analysed kernel (its first shape's walk)
   unsigned kernels = 0;                  // analysed
-  unsigned assumedKernels = 0;           // ... with an assumed block shape (no launch, bounds or --block-dim)
+  unsigned assumedKernels = 0;           // ... with no launch in the code and no --block-dim (shapes guessed)
   unsigned cleanFunctions = 0;           // host or device functions with a body free of errors
   double parseMs = 0, analysisMs = 0;
   std::map<std::string, double> phaseMs;  // FileAnalysis::phaseMs

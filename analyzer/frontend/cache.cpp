@@ -206,6 +206,7 @@ std::string resultKey(const std::string& file, const AnalysisOptions& opts, cons
   for (const auto& a : buildParseCommand(file, fo, resourceDir, cudaPath, flags, layout).args) k += a + '\0';
   k += fmt::format("\nrules:{}\nblock:{},{},{},{}\n", fmt::join(opts.enabledRules, ","), opts.model.blockX,
                    opts.model.blockY, opts.model.blockZ, opts.model.blockDimGiven);
+  for (const auto& [name, d] : opts.model.kernelBlocks) k += fmt::format("block:{}={},{},{}\n", name, d[0], d[1], d[2]);
   for (const auto& [name, value] : opts.model.ruleOptions) k += fmt::format("{}={}\n", name, value);
   // Which included files are linted (--header-filter) and which other inputs may be includers.
   k += "header-filter:" + (opts.headerFilter ? "=" + *opts.headerFilter : std::string("-")) + "\n";
@@ -292,6 +293,12 @@ json resultJson(const FileResult& r) {
   for (const auto& d : r.diags) j["diags"].push_back(diagJson(d));
   j["errors"] = json::array();
   for (const auto& e : r.errors) j["errors"].push_back({e.file, e.message});
+  j["coverage"] = json::array();
+  for (const auto& k : r.coverage) {
+    json g = json::array();
+    for (const auto& x : k.unanalysed) g.push_back({x.file, x.firstLine, x.lastLine, x.reason});
+    j["coverage"].push_back({k.kernel, spanJson(k.where), k.accessesTotal, k.accessesReached, g});
+  }
   return j;
 }
 
@@ -302,6 +309,16 @@ FileResult resultFrom(const json& j) {
   r.includer = j.at("includer").get<std::string>();
   for (const auto& d : j.at("diags")) r.diags.push_back(diagFrom(d));
   for (const auto& e : j.at("errors")) r.errors.push_back({e.at(0).get<std::string>(), e.at(1).get<std::string>()});
+  for (const auto& k : j.at("coverage")) {
+    KernelCoverage c;
+    c.kernel = k.at(0).get<std::string>();
+    c.where = spanFrom(k.at(1));
+    c.accessesTotal = k.at(2).get<unsigned>();
+    c.accessesReached = k.at(3).get<unsigned>();
+    for (const auto& x : k.at(4))
+      c.unanalysed.push_back({x.at(0).get<std::string>(), x.at(1).get<unsigned>(), x.at(2).get<unsigned>(), x.at(3).get<std::string>()});
+    r.coverage.push_back(std::move(c));
+  }
   return r;
 }
 

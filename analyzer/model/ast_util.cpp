@@ -312,4 +312,86 @@ bool blockBlind(const clang::FunctionDecl* kernel) {
   return !u.found;
 }
 
+namespace {
+struct AxisReaders : clang::RecursiveASTVisitor<AxisReaders> {
+  int axis = 1;
+  bool found = false;
+  bool atomics = false;
+  llvm::SmallPtrSet<const clang::FunctionDecl*, 16> seen;
+  std::vector<const clang::FunctionDecl*> todo;
+
+  void callee(const clang::FunctionDecl* fd) {
+    if (!fd) { found = true; return; }
+    if (fd->getIdentifier()) {
+      llvm::StringRef n = fd->getName();
+      if (n == "thread_rank" || n == "thread_index" || n == "meta_group_rank" || n.starts_with("__lanemask")) found = true;
+      if (n.starts_with("atomic") || n.starts_with("__atomic")) atomics = true;
+      // The accessors behind threadIdx.y (`__fetch_builtin_y`).
+      if (auto* md = llvm::dyn_cast<clang::CXXMethodDecl>(fd); md && md->getParent()->getName() == "__cuda_builtin_threadIdx_t")
+        if (n.ends_with(axis == 1 ? "_y" : "_z")) found = true;
+    }
+    // threadIdx converted to uint3 as a whole.
+    if (llvm::isa<clang::CXXConversionDecl>(fd))
+      if (auto* md = llvm::dyn_cast<clang::CXXMethodDecl>(fd); md && md->getParent()->getName() == "__cuda_builtin_threadIdx_t")
+        found = true;
+    const clang::FunctionDecl* def = nullptr;
+    if (fd->hasBody(def) && def) {
+      if (seen.insert(def).second) todo.push_back(def);
+      return;
+    }
+    if (fd->getBuiltinID()) return;
+    auto& sm = fd->getASTContext().getSourceManager();
+    auto loc = sm.getExpansionLoc(fd->getLocation());
+    if (loc.isInvalid() || !sm.isInSystemHeader(loc)) found = true;  // the project's, defined elsewhere
+  }
+  bool TraverseUnaryExprOrTypeTraitExpr(clang::UnaryExprOrTypeTraitExpr*) { return true; }
+  bool TraverseCXXNoexceptExpr(clang::CXXNoexceptExpr*) { return true; }
+  bool TraverseDecltypeTypeLoc(clang::DecltypeTypeLoc, bool = true) { return true; }
+  bool TraverseTypeLoc(clang::TypeLoc, bool = true) { return true; }
+  bool VisitMSPropertyRefExpr(clang::MSPropertyRefExpr* e) {
+    auto* base = llvm::dyn_cast<clang::DeclRefExpr>(e->getBaseExpr()->IgnoreParenImpCasts());
+    if (base && base->getDecl()->getName() == "threadIdx" && e->getPropertyDecl()->getName() == (axis == 1 ? "y" : "z"))
+      found = true;
+    return !found;
+  }
+  bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
+    if (auto* fd = llvm::dyn_cast<clang::FunctionDecl>(e->getDecl())) callee(fd);  // taken as a pointer
+    return !found;
+  }
+  bool VisitCallExpr(clang::CallExpr* ce) {
+    callee(ce->getDirectCallee());
+    return !found;
+  }
+  bool VisitCXXConstructExpr(clang::CXXConstructExpr* ce) {
+    callee(ce->getConstructor());
+    return !found;
+  }
+  bool VisitGCCAsmStmt(clang::GCCAsmStmt* as) {
+    std::string text = as->getAsmString();
+    for (const char* r : {"%tid", "%laneid", "%warpid", "%lanemask"})
+      if (text.find(r) != std::string::npos) found = true;
+    return !found;
+  }
+};
+}  // namespace
+
+bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics) {
+  const clang::FunctionDecl* def = nullptr;
+  if (!kernel || !kernel->hasBody(def) || !def) return true;
+  AxisReaders r;
+  r.axis = axis;
+  r.seen.insert(def);
+  r.todo.push_back(def);
+  while (!r.todo.empty() && !r.found) {
+    const clang::FunctionDecl* f = r.todo.back();
+    r.todo.pop_back();
+    r.TraverseStmt(f->getBody());
+    if (auto* cd = llvm::dyn_cast<clang::CXXConstructorDecl>(f))
+      for (const auto* init : cd->inits())
+        if (init->getInit()) r.TraverseStmt(init->getInit());
+  }
+  if (atomics) *atomics = r.atomics;
+  return r.found;
+}
+
 }  // namespace gpuopt

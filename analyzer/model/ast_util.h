@@ -55,5 +55,11 @@ bool namesClockOrRandom(llvm::StringRef name);
 // inline PTX (%ctaid, %smid, %clock, %globaltimer), calls a clock or random function, or calls
 // through a pointer or a project function whose body is not here.
 bool blockBlind(const clang::FunctionDecl* kernel);
+// Whether anything the kernel runs (its body and every function it calls, library code included)
+// can tell the threads of its block apart along `axis` (1: y, 2: z): threadIdx.y (.z) or threadIdx
+// as a whole, a linear rank (cooperative groups' thread_rank, thread_index, a tile's
+// meta_group_rank), inline PTX reading %tid, %laneid, %warpid or a lane mask, a call through a
+// pointer or of a project function whose body is not here. `atomics`: whether it performs atomics.
+bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics = nullptr);
 
 }  // namespace gpuopt

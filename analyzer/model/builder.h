@@ -14,6 +14,7 @@
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/Stmt.h>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 #include <optional>
@@ -71,6 +72,9 @@ class Builder : public LaneDomain {
     const clang::FunctionDecl* fn = nullptr;
     std::map<const clang::VarDecl*, Value> vars;
     Mask returned;
+    // Threads that returned on a path of a condition the model could not decide: they go on (the
+    // other path did not return), and a later return of theirs gives one value or the other.
+    Mask maybeReturned;
     Value ret;
     bool hasRet = false;
     // The object a method or constructor runs on (`this`), when the model followed it.
@@ -195,6 +199,29 @@ class Builder : public LaneDomain {
   };
   std::map<std::pair<const clang::ValueDecl*, int64_t>, DataScalar> dataScalars_;
   std::vector<unsigned> guards_;  // lines of undecided conditions being walked
+  unsigned failureGuards_ = 0;    // enclosing then-paths of checks only a failure takes (Access::failureGuard)
+  // Conditions the model could not decide whose one path left (return, break, continue) and the
+  // other did not: the code after them runs for threads that may have left. Their lines are guards
+  // of every access until the end of the loop iteration (break, continue) or the function (return).
+  struct Residual {
+    unsigned line = 0;
+    size_t loops = 0;   // loops_.size() when made: a break/continue's ends with that loop level's iteration
+    size_t frames = 0;  // frames_.size() when made: a return's ends with the frame
+    bool loop = false;
+  };
+  std::vector<Residual> residual_;
+  void dropResiduals(bool loopLevel) {
+    residual_.erase(std::remove_if(residual_.begin(), residual_.end(),
+                                   [&](const Residual& r) {
+                                     return loopLevel ? r.loop && r.loops >= loops_.size() : r.frames >= frames_.size();
+                                   }),
+                    residual_.end());
+  }
+  // Statements no thread runs: their accesses are decided (not run, under the shape walked) unless
+  // the walk was cut short.
+  void decided(const clang::Stmt* s);
+  // Per undecided if: the variables its paths assign (assignedVars), memoised.
+  std::unordered_map<const clang::Stmt*, std::vector<const clang::VarDecl*>> branchVars_;
   // Lines of the selection guards being walked (their then-branch): `key[e] == k`, a loaded value
   // that differs per thread compared with one value of the block (Access::selectGuards).
   std::vector<unsigned> selectGuards_;

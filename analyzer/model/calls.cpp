@@ -197,6 +197,7 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     r.blockMade = true;
     return r;
   }
+  if ((name.rfind("atomic", 0) == 0 || name.rfind("__ld", 0) == 0) && anyActive()) m_.reached_.insert(ce);
   if (name.rfind("atomic", 0) == 0 && ce->getNumArgs() >= 1) {
     Value p = eval(ce->getArg(0));
     for (unsigned i = 1; i < ce->getNumArgs(); ++i) eval(ce->getArg(i));
@@ -267,6 +268,17 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     }
   }
   auto v = args();
+  // A function with no body here that gets a pointer into global or shared memory (a library's
+  // wmma::load_matrix_sync, memcpy; a project function defined in another file): it touches memory
+  // the model does not follow. Named in the kernel's coverage note, not counted as analysed.
+  if (anyActive() && fd) {
+    m_.reached_.insert(ce);
+    for (const auto& a : v)
+      if (a.isPtr && a.space != MemSpace::Local) {
+        m_.unmodelled_.emplace(ce, fd->getQualifiedNameAsString());
+        break;
+      }
+  }
   // A project function whose body is in another file (`getLowerDiagonal(seed)` declared in a
   // header, defined in seed.cu) is taken to depend on its arguments only: its result, and what it
   // leaves in the per-thread objects and variables it gets a non-const reference to, are numbered
@@ -352,6 +364,9 @@ Value Builder::inlineCall(const clang::FunctionDecl* def, const clang::Expr* cal
   for (const auto& f : frames_) recursive = recursive || f.fn == def;
   if (depth_ >= kMaxInlineDepth || !def->getBody() || recursive) {
     for (const auto* a : args) eval(a);
+    if (def->getBody() && anyActive())
+      m_.notInlined_.emplace(def->getCanonicalDecl(), recursive ? "it is called recursively (the model does not follow recursion)"
+                                                                  : fmt::format("calls nested more than {} deep are not followed", kMaxInlineDepth));
     return dataOf(unknown());
   }
   Frame fr;
@@ -454,6 +469,7 @@ Value Builder::inlineCall(const clang::FunctionDecl* def, const clang::Expr* cal
     }
   }
   walk(def->getBody());
+  dropResiduals(false);  // a return that may have happened ends with the function
   Frame done = std::move(frames_.back());
   frames_.pop_back();
   --depth_;

@@ -53,6 +53,7 @@ Value Builder::paramValue(const clang::ParmVarDecl* p) {
     Value v = constant(kParamRep);
     v.symbolic = true;
     v.param = true;
+    v.paramSrc = p;
     return v;
   }
   if (t->isRealFloatingType()) {  // one value for the whole grid, its own for each parameter

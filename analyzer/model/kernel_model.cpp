@@ -1,115 +1,225 @@
 #include "analyzer/model/kernel_model.h"
 
+#include <clang/AST/RecursiveASTVisitor.h>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "analyzer/model/builder.h"
+#include "analyzer/model/coverage.h"
 
 namespace gpuopt {
+
+namespace {
+// Whether `from`'s body calls `to`, directly or through the functions it calls.
+bool callsTransitively(const clang::FunctionDecl* from, const clang::FunctionDecl* to) {
+  struct Calls : clang::RecursiveASTVisitor<Calls> {
+    std::vector<const clang::FunctionDecl*> callees;
+    bool VisitCallExpr(clang::CallExpr* c) {
+      if (const clang::FunctionDecl* f = c->getDirectCallee()) callees.push_back(f->getCanonicalDecl());
+      return true;
+    }
+  };
+  std::set<const clang::FunctionDecl*> seen{from->getCanonicalDecl()};
+  std::vector<const clang::FunctionDecl*> todo{from};
+  while (!todo.empty() && seen.size() < 512) {
+    const clang::FunctionDecl* def = nullptr;
+    const clang::FunctionDecl* f = todo.back();
+    todo.pop_back();
+    if (!f->hasBody(def) || !def) continue;
+    Calls v;
+    v.TraverseStmt(def->getBody());
+    for (const clang::FunctionDecl* c : v.callees) {
+      if (c == to->getCanonicalDecl()) return true;
+      if (seen.insert(c).second) todo.push_back(c);
+    }
+  }
+  return false;
+}
+}  // namespace
+
+// The per-kernel --block-dim, by the kernel's name (qualified or not).
+static const std::array<unsigned, 3>* kernelBlock(const clang::FunctionDecl* kernel, const ModelOptions& opts) {
+  if (opts.kernelBlocks.empty()) return nullptr;
+  for (const std::string& n : {kernel->getNameAsString(), kernel->getQualifiedNameAsString()}) {
+    auto it = opts.kernelBlocks.find(n);
+    if (it != opts.kernelBlocks.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+bool KernelModel::shapeGiven(const clang::FunctionDecl* kernel, const ModelOptions& opts, const LaunchIndex& launches) {
+  return launches.find(kernel) || kernelBlock(kernel, opts) || opts.blockDimGiven;
+}
 
 std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kernel, clang::ASTContext& ctx,
                                                 const ModelOptions& opts, const LaunchIndex& launches,
                                                 const LaunchIndex::Shape* shape) {
-  // One walk of the kernel over a block of the given shape; values that depend on blockIdx carry
-  // their values in other blocks along (Value::alt), so each global access knows how its address
-  // moves from block to block (races between blocks).
-  auto walk = [&](unsigned x, unsigned y, unsigned z, std::string source, bool assumed, int64_t gridBlocks = 0,
-                  const unsigned* grid = nullptr) {
-    std::unique_ptr<KernelModel> m(new KernelModel());
-    m->ctx_ = &ctx;
-    m->kernel_ = kernel;
-    for (unsigned i = 0; i < kernel->getNumParams(); ++i)  // the buffers' allocation sizes
-      if (uint64_t b = launches.allocatedBytes(kernel, i)) m->paramBytes_[kernel->getParamDecl(i)] = b;
-    for (unsigned i = 0; i < kernel->getNumParams(); ++i)
-      if (launches.prefixOfFlags(kernel, i)) m->prefixOfFlags_.insert(kernel->getParamDecl(i));
-    m->bx_ = x, m->by_ = y, m->bz_ = z;
-    if (m->threads() == 0 || m->threads() > 1024) m->bx_ = 256, m->by_ = 1, m->bz_ = 1;
-    m->blockSource_ = std::move(source);
-    m->blockAssumed_ = assumed;
-    if (grid) std::copy(grid, grid + 3, m->grid_);
-    model_detail::Builder b(*m, ctx);
-    b.setBlockSteps(opts.blockSteps && !assumed && gridBlocks != 1);
-    b.run(kernel);
-    if (m->truncated_)  // a walk cut short: steps of a partial walk are not trusted
-      for (auto& a : m->accesses_) a.blockLinear = false;
-    return m;
-  };
-  // Precedence (README "Block shapes"): a launch written in the code, then --block-dim (or the
-  // configuration's block-dim), then __launch_bounds__, then the assumed default.
   if (const LaunchIndex::Shape* s = shape ? shape : launches.find(kernel)) {
-    auto m = walk(s->x, s->y, s->z, s->where, false, s->gridBlocks, s->grid);
+    auto m = walk(kernel, ctx, opts, launches, s->x, s->y, s->z, s->where, false, s->gridBlocks, s->grid);
     m->blockRange_ = s->range;
     m->gridBlocks_ = s->gridBlocks;
     return m;
   }
-  if (!opts.blockDimGiven) {
-    if (auto* lb = kernel->getAttr<clang::CUDALaunchBoundsAttr>()) {
-      clang::Expr::EvalResult r;
-      if (lb->getMaxThreads() && !lb->getMaxThreads()->isValueDependent() && lb->getMaxThreads()->EvaluateAsInt(r, ctx)) {
-        auto m = walk(static_cast<unsigned>(std::clamp<int64_t>(r.Val.getInt().getExtValue(), 1, 1024)), 1, 1,
-                      "__launch_bounds__", false);
-        m->blockRange_ = lb->getRange();
-        return m;
-      }
-    }
-  }
-  bool assumed = !opts.blockDimGiven;
-  std::string source = assumed ? "assumed" : "--block-dim";
-  // The launch is in the file but its block size is a run-time value: say so.
-  if (const std::string* u = assumed ? launches.unreadable(kernel) : nullptr)
+  if (const auto* b = kernelBlock(kernel, opts))
+    return walk(kernel, ctx, opts, launches, (*b)[0], (*b)[1], (*b)[2], "--block-dim", false);
+  if (opts.blockDimGiven)
+    return walk(kernel, ctx, opts, launches, opts.blockX, opts.blockY, opts.blockZ, "--block-dim", false);
+  std::string why;
+  ShapeFacts f = shapeFacts(kernel, ctx, opts, launches, &why);
+  return buildGuess(kernel, ctx, opts, launches, plausibleShapes(f).front(), why);
+}
+
+ShapeFacts KernelModel::shapeFacts(const clang::FunctionDecl* kernel, clang::ASTContext& ctx, const ModelOptions& opts,
+                                   const LaunchIndex& launches, std::string* why) {
+  ShapeFacts f;
+  f.defaultThreads = 256;
+  for (int a = 1; a < 3; ++a) f.usesAxis[a] = readsThreadAxis(kernel, a);
+  std::string reason = fmt::format("no launch of '{}' in this file", kernel->getNameAsString());
+  if (const std::string* u = launches.unreadable(kernel)) {
     // (RuleContext merges instantiations whose findings differ only in this launch's place: keep
     // "the launch at ... has a block size known only" in step with rule_context.cpp.)
-    source = "assumed: the " + *u + " has a block size known only at run time";
-  // Axes the launch gives all the same (`b.x = 1; b.y = n;`): the one left is guessed (256
-  // threads, fewer when the known axes would make the block larger than 1024).
-  bool oneAxis = false;  // y and z known to be 1: only x is guessed
-  if (const auto* p = assumed && !opts.blockDimGiven ? launches.partialShape(kernel) : nullptr) {
-    int unknown = 0, axis = -1;
-    for (int i = 0; i < 3; ++i)
-      if (!(*p)[i]) ++unknown, axis = i;
-    unsigned known = 1;
-    for (int i = 0; i < 3; ++i) known *= (*p)[i] ? (*p)[i] : 1;
-    if (unknown == 1 && known <= 1024) {
-      unsigned d[3] = {(*p)[0], (*p)[1], (*p)[2]};
-      d[axis] = std::max(1u, std::min(256u, 1024u / known));
+    reason = "the " + *u + " has a block size known only at run time";
+    if (const auto* p = launches.partialShape(kernel)) {
       static const char* names[3] = {"x", "y", "z"};
       std::string given;
-      for (int i = 0; i < 3; ++i)
-        if (i != axis) given += fmt::format("{}{} = {}", given.empty() ? "" : ", ", names[i], d[i]);
-      // (Only x unknown with y = z = 1 is the usual guess itself: `k<<<g, n>>>` needs no words.)
-      // (It still gets the smaller 1-D guesses below.)
-      const bool usual = axis == 0 && d[1] == 1 && d[2] == 1 && d[0] == opts.blockX && opts.blockY == 1 && opts.blockZ == 1;
-      if (!usual) {
-        auto m = walk(d[0], d[1], d[2], fmt::format("{}; {} from the launch, {} guessed", source, given, names[axis]), true);
-        m->oneAxisGuessed_ = true;
-        return m;
+      for (int i = 0; i < 3; ++i) {
+        f.known[i] = (*p)[i];
+        if ((*p)[i]) given += fmt::format("{}{} = {}", given.empty() ? "" : ", ", names[i], (*p)[i]);
       }
-      oneAxis = true;
+      if (!given.empty()) reason += " (it gives " + given + ")";
     }
   }
-  auto m = walk(opts.blockX, opts.blockY, opts.blockZ, source, assumed);
-  m->oneAxisGuessed_ = oneAxis;
-  // An assumed block that indexes a fixed-size array past its end is probably too large: try
-  // smaller 1-D blocks and keep the largest that stays inside every array.
-  if (assumed && !m->outOfBounds_.empty() && m->by_ == 1 && m->bz_ == 1) {
-    for (unsigned x = m->bx_ / 2; x >= 8; x /= 2) {
-      auto c = walk(x, 1, 1, "inferred: a larger block would index '" + m->outOfBounds_ + "' past its end", true);
-      c->oneAxisGuessed_ = oneAxis;
-      if (c->outOfBounds_.empty()) return c;
+  if (auto* lb = kernel->getAttr<clang::CUDALaunchBoundsAttr>()) {
+    clang::Expr::EvalResult r;
+    if (lb->getMaxThreads() && !lb->getMaxThreads()->isValueDependent() && lb->getMaxThreads()->EvaluateAsInt(r, ctx)) {
+      int64_t n = r.Val.getInt().getExtValue();
+      if (n >= 1 && n <= 1024) {
+        f.maxThreads = static_cast<unsigned>(n);
+        reason += fmt::format("; __launch_bounds__({}) bounds its thread count, not its shape", n);
+      }
     }
+  }
+  if (why) *why = reason;
+  return f;
+}
+
+std::unique_ptr<KernelModel> KernelModel::buildGuess(const clang::FunctionDecl* kernel, clang::ASTContext& ctx,
+                                                     const ModelOptions& opts, const LaunchIndex& launches,
+                                                     const ShapeGuess& g, const std::string& why) {
+  auto m = walk(kernel, ctx, opts, launches, g.x, g.y, g.z, "assumed: " + why, true);
+  // A 1-D guess that indexes a fixed-size array past its end is too large: the largest smaller one
+  // that stays inside every array.
+  if (m->outOfBounds() && g.y == 1 && g.z == 1)
+    for (unsigned x = g.x / 2; x >= 8; x /= 2) {
+      auto c = walk(kernel, ctx, opts, launches, x, 1, 1,
+                          "inferred: a larger block would index '" + m->outOfBounds_ + "' past its end; " + why, true);
+      if (!c->outOfBounds()) return c;
+    }
+  return m;
+}
+
+// One walk of the kernel over a block of the given shape; values that depend on blockIdx carry
+// their values in other blocks along (Value::alt), so each global access knows how its address
+// moves from block to block (races between blocks).
+std::unique_ptr<KernelModel> KernelModel::walk(const clang::FunctionDecl* kernel, clang::ASTContext& ctx,
+                                               const ModelOptions& opts, const LaunchIndex& launches, unsigned x,
+                                               unsigned y, unsigned z, std::string source, bool assumed,
+                                               int64_t gridBlocks, const unsigned* grid) {
+  std::unique_ptr<KernelModel> m(new KernelModel());
+  m->ctx_ = &ctx;
+  m->kernel_ = kernel;
+  for (unsigned i = 0; i < kernel->getNumParams(); ++i)  // the buffers' allocation sizes
+    if (uint64_t b = launches.allocatedBytes(kernel, i)) m->paramBytes_[kernel->getParamDecl(i)] = b;
+  for (unsigned i = 0; i < kernel->getNumParams(); ++i)
+    if (launches.prefixOfFlags(kernel, i)) m->prefixOfFlags_.insert(kernel->getParamDecl(i));
+  m->bx_ = x, m->by_ = y, m->bz_ = z;
+  if (m->threads() == 0 || m->threads() > 1024) m->bx_ = 256, m->by_ = 1, m->bz_ = 1;
+  m->blockSource_ = std::move(source);
+  m->blockAssumed_ = assumed;
+  if (grid) std::copy(grid, grid + 3, m->grid_);
+  model_detail::Builder b(*m, ctx);
+  b.setBlockSteps(opts.blockSteps && !assumed && gridBlocks != 1);
+  b.run(kernel);
+  if (m->truncated_)  // a walk cut short: steps of a partial walk are not trusted
+    for (auto& a : m->accesses_) a.blockLinear = false;
+  // Rows (layers) of a shape the kernel cannot tell apart repeat one another's work. Under a
+  // guessed shape, an axis the walk never read is one only the guess made longer than 1 (a call the
+  // model cannot see, a function pointer, may read it): threads differing only along it are left
+  // alone too, as a race between them would depend on the guess (issue 26).
+  for (int axis = 1; axis < 3; ++axis)
+    m->dupAxis_[axis] = (axis == 1 ? m->by_ : m->bz_) > 1 && !m->threadAxes_[axis] && (assumed || !readsThreadAxis(kernel, axis));
+  if (m->dupAxis_[1] || m->dupAxis_[2]) {
+    m->sameWork_.resize(m->threads());
+    for (unsigned t = 0; t < m->threads(); ++t)
+      m->sameWork_[t] = m->tx(t) + m->bx_ * (m->dupAxis_[1] ? 0 : m->ty(t)) + m->bx_ * m->by_ * (m->dupAxis_[2] ? 0 : m->tz(t));
   }
   return m;
+}
+
+KernelModel::Coverage KernelModel::coverage() const {
+  Coverage c;
+  const auto& sm = ctx_->getSourceManager();
+  struct Item {
+    clang::SourceLocation loc;
+    const clang::FunctionDecl* fn;
+    bool ok;
+    std::string reason;
+  };
+  std::vector<Item> items;
+  for (const SourceAccess& a : sourceAccesses(kernel_, *ctx_)) {
+    ++c.total;
+    auto um = unmodelled_.find(a.expr);
+    bool ok = (reached_.count(a.expr) || decided_.count(a.expr)) && um == unmodelled_.end();
+    c.reached += ok;
+    std::string reason;
+    if (!ok) {
+      auto ni = notInlined_.find(a.function ? a.function->getCanonicalDecl() : nullptr);
+      // A function only a function that was not walked calls (f10 under f9, past the depth limit):
+      // not walked for the same reason.
+      if (ni == notInlined_.end() && a.function)
+        for (auto it = notInlined_.begin(); it != notInlined_.end() && ni == notInlined_.end(); ++it)
+          if (callsTransitively(it->first, a.function)) ni = it;
+      if (um != unmodelled_.end())
+        reason = fmt::format("'{}' reads or writes memory inside a library call the model does not follow", um->second);
+      else if (ni != notInlined_.end())
+        reason = fmt::format("'{}' was not walked: {}", a.function->getNameAsString(), ni->second);
+      else if (truncated_)
+        reason = !truncatedBy_.empty() ? truncatedBy_
+                                       : "the walk stopped at its step limit before reaching them (the kernel is too long to walk whole)";
+      else
+        reason = "no walked path reached them";
+    }
+    items.push_back({sm.getExpansionLoc(a.expr->getBeginLoc()), a.function, ok, std::move(reason)});
+  }
+  std::stable_sort(items.begin(), items.end(), [&](const Item& x, const Item& y) {
+    return sm.isBeforeInTranslationUnit(x.loc, y.loc);
+  });
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].ok) continue;
+    Unanalysed u;
+    u.fid = sm.getFileID(items[i].loc);
+    u.file = sm.getFilename(items[i].loc).str();
+    u.firstLine = u.lastLine = sm.getExpansionLineNumber(items[i].loc);
+    u.function = items[i].fn ? items[i].fn->getNameAsString() : "";
+    u.reason = items[i].reason;
+    // A run of unreached accesses of one function, for one reason, with nothing reached between.
+    size_t j = i + 1;
+    for (; j < items.size() && !items[j].ok && items[j].fn == items[i].fn && items[j].reason == items[i].reason &&
+           sm.getFileID(items[j].loc) == sm.getFileID(items[i].loc);
+         ++j)
+      u.lastLine = sm.getExpansionLineNumber(items[j].loc);
+    c.missed.push_back(std::move(u));
+    i = j - 1;
+  }
+  return c;
 }
 
 std::string KernelModel::blockDescription() const {
   std::string shape = by_ == 1 && bz_ == 1 ? fmt::format("{}-thread", bx_)
                                            : bz_ == 1 ? fmt::format("{}x{}", bx_, by_) : fmt::format("{}x{}x{}", bx_, by_, bz_);
-  if (blockAssumed_ && blockSource_.rfind("inferred", 0) == 0)
-    return fmt::format("a {} block ({}; pass --block-dim)", shape, blockSource_);
-  if (blockAssumed_ && blockSource_.rfind("assumed:", 0) == 0)
-    return fmt::format("a {} block ({}; pass --block-dim)", shape, blockSource_);
-  if (blockAssumed_) return fmt::format("a {} block (assumed; pass --block-dim or launch it in this file)", shape);
+  if (blockAssumed_) return fmt::format("a {} block ({}; pass --block-dim {}=X,Y,Z)", shape, blockSource_, kernel_->getNameAsString());
   return fmt::format("a {} block ({})", shape, blockSource_);
 }
 
@@ -120,13 +230,13 @@ std::string KernelModel::threadName(unsigned t) const {
 }
 
 const std::vector<KernelModel::Race>& KernelModel::sharedRaces() const {
-  if (!racesDone_) races_ = findRaces(accesses_, MemSpace::Shared);
+  if (!racesDone_) races_ = findRaces(accesses_, MemSpace::Shared, sameWork_.empty() ? nullptr : &sameWork_);
   racesDone_ = true;
   return races_;
 }
 
 const std::vector<KernelModel::Race>& KernelModel::globalRaces() const {
-  if (!globalDone_) globalRaces_ = findRaces(accesses_, MemSpace::Global);
+  if (!globalDone_) globalRaces_ = findRaces(accesses_, MemSpace::Global, sameWork_.empty() ? nullptr : &sameWork_);
   globalDone_ = true;
   return globalRaces_;
 }

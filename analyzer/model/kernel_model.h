@@ -33,6 +33,7 @@
 #include "analyzer/model/launch_index.h"
 #include "analyzer/model/races.h"
 #include "analyzer/model/records.h"
+#include "analyzer/model/shapes.h"
 #include "analyzer/model/value.h"
 #include "analyzer/model/model_options.h"
 
@@ -44,10 +45,26 @@ class Builder;
 
 class KernelModel {
  public:
-  // `shape`: one of the kernel's launch shapes (LaunchIndex::all) instead of the first found.
+  // The kernel under a block shape the code or the user gives: `shape` (one of the kernel's launch
+  // shapes, LaunchIndex::all), else the first launch found, else --block-dim for this kernel or for
+  // every kernel (a launch in the code wins over --block-dim). Without any of them, the primary
+  // plausible shape (see shapeFacts; the engine evaluates the others with buildGuess).
   static std::unique_ptr<KernelModel> build(const clang::FunctionDecl* kernel, clang::ASTContext& ctx,
                                             const ModelOptions& opts, const LaunchIndex& launches,
                                             const LaunchIndex::Shape* shape = nullptr);
+  // Whether the code or the options give the kernel's block shape (a launch, --block-dim).
+  static bool shapeGiven(const clang::FunctionDecl* kernel, const ModelOptions& opts, const LaunchIndex& launches);
+  // What the code says of the shape when it is not given (axes a launch gives, __launch_bounds__,
+  // the axes the kernel reads), and why it is not given, for messages ("no launch of 'k' in this
+  // file", "the launch at line 305 has a block size known only at run time").
+  static ShapeFacts shapeFacts(const clang::FunctionDecl* kernel, clang::ASTContext& ctx, const ModelOptions& opts,
+                               const LaunchIndex& launches, std::string* why);
+  // The kernel under a guessed shape (blockAssumed()).
+  static std::unique_ptr<KernelModel> buildGuess(const clang::FunctionDecl* kernel, clang::ASTContext& ctx,
+                                                 const ModelOptions& opts, const LaunchIndex& launches,
+                                                 const ShapeGuess& g, const std::string& why);
+  // An array of fixed size was indexed past its end under this shape (a guessed shape too large).
+  bool outOfBounds() const { return !outOfBounds_.empty(); }
 
   const clang::FunctionDecl* kernel() const { return kernel_; }
   clang::ASTContext& ast() const { return *ctx_; }
@@ -59,13 +76,14 @@ class KernelModel {
   // Where the block shape came from: "launch at line 42", "__launch_bounds__", "assumed".
   const std::string& blockSource() const { return blockSource_; }
   bool blockAssumed() const { return blockAssumed_; }
-  // An assumed block whose launch gave all axes but one (`b.x = 1; b.y = n;`): only that axis's
-  // extent is a guess, as in a 1-D kernel's assumed block.
-  bool oneAxisGuessed() const { return oneAxisGuessed_; }
   // Whether the kernel (or a function it calls) reads threadIdx.y / threadIdx.z: it is written for
   // a block of more than one dimension. With an assumed (1-D) shape, which threads share data is
   // then a guess.
   bool usesThreadAxis(int axis) const { return axis >= 0 && axis < 3 && threadAxes_[axis]; }
+  // A block extent above 1 along `axis` (1: y, 2: z) that nothing the kernel runs reads
+  // (readsThreadAxis): its rows repeat one another's work (unused-block-dimension), so pairs of
+  // threads that differ only along it are no race (the race queries skip them).
+  bool duplicatedAxis(int axis) const { return axis > 0 && axis < 3 && dupAxis_[axis]; }
   // "a 256x1x1 block (assumed; pass --block-dim)" for messages.
   std::string blockDescription() const;
   // Where the block shape was written: the launch's block argument or the __launch_bounds__
@@ -82,6 +100,22 @@ class KernelModel {
     auto it = paramBytes_.find(param);
     return it == paramBytes_.end() ? 0 : it->second;
   }
+
+  // How much of the kernel the walk analysed: the memory accesses of its source (and the project
+  // functions it calls: model/coverage.h) and how many it reached, or decided no thread runs
+  // (a branch the shape's threads never take); the others, by line, with the reason.
+  struct Unanalysed {
+    clang::FileID fid;
+    std::string file;
+    unsigned firstLine = 0, lastLine = 0;
+    std::string function;  // the function they are written in
+    std::string reason;
+  };
+  struct Coverage {
+    unsigned total = 0, reached = 0;
+    std::vector<Unanalysed> missed;
+  };
+  Coverage coverage() const;
 
   const std::vector<Access>& accesses() const { return accesses_; }
   const std::vector<Branch>& branches() const { return branches_; }
@@ -105,23 +139,32 @@ class KernelModel {
  private:
   friend class model_detail::Builder;  // the only writer: fills the records during the walk
   KernelModel() = default;
+  static std::unique_ptr<KernelModel> walk(const clang::FunctionDecl* kernel, clang::ASTContext& ctx,
+                                           const ModelOptions& opts, const LaunchIndex& launches, unsigned x, unsigned y,
+                                           unsigned z, std::string source, bool assumed, int64_t gridBlocks = 0,
+                                           const unsigned* grid = nullptr);
 
   clang::ASTContext* ctx_ = nullptr;
   const clang::FunctionDecl* kernel_ = nullptr;
   unsigned bx_ = 256, by_ = 1, bz_ = 1;
   std::string blockSource_;
   bool blockAssumed_ = false;
-  bool oneAxisGuessed_ = false;
   bool threadAxes_[3] = {false, false, false};
+  bool dupAxis_[3] = {false, false, false};
+  std::vector<unsigned> sameWork_;  // per thread: the thread of its row 0 (duplicated axes), else empty
   std::vector<Access> accesses_;
   std::vector<Branch> branches_;
   std::vector<Barrier> barriers_;
   bool truncated_ = false;
+  std::string truncatedBy_;  // why the walk stopped early (empty: its step limit)
   std::string outOfBounds_;  // an array indexed past its declared size (name), if any
   clang::SourceRange blockRange_;
   unsigned gridBlocks_ = 0;
   unsigned grid_[3] = {0, 0, 0};
   std::map<const clang::ValueDecl*, uint64_t> paramBytes_;
+  std::set<const clang::Expr*> reached_, decided_;                  // coverage(): walked; not run by any thread
+  std::map<const clang::Expr*, std::string> unmodelled_;            // library calls touching memory, by callee
+  std::map<const clang::FunctionDecl*, std::string> notInlined_;    // functions not walked, and why
   std::set<const clang::ValueDecl*> prefixOfFlags_;  // parameters LaunchIndex::prefixOfFlags names
   mutable bool racesDone_ = false, globalDone_ = false, crossDone_ = false;
   mutable std::vector<Race> races_, globalRaces_;

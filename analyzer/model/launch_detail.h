@@ -16,14 +16,6 @@ namespace gpuopt::launch_detail {
 // (`threads = 128;` before a second launch): then its initialiser is not the launch's value.
 bool reassigned(const clang::VarDecl* vd);
 
-// The kernel a function reference names: `k`, `&k`, `(void*)k`, `k<T>`, or a local variable never
-// reassigned that holds one (`auto kernel = k<T, 4>; cudaLaunchKernel((void*)kernel, ...)`).
-const clang::FunctionDecl* kernelOf(const clang::Expr* e);
-
-// The block shape of a cudaLaunchConfig_t passed as `&cfg`: the last `cfg.blockDim = X` in its
-// function, else the blockDim of its initialiser (`{grid, block}` or `{.blockDim = block}`).
-const clang::Expr* configBlockDim(const clang::Expr* arg);
-
 // The keys a launch of `k` is recorded under in the index's maps (each once or more): its
 // declaration, its template pattern and its primary template's; lookupKernel finds any of them.
 template <class F>

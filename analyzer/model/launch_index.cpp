@@ -1,6 +1,7 @@
-// Launch discovery: one walk of the translation unit records the block shape (and grid) of each
-// launch per kernel, and what the buffer facts need (launch_buffers.cpp); block-shape expressions
-// are read in launch_shapes.cpp.
+// Launch discovery: one walk of the translation unit collects every launch and what the host
+// does (calls, assignments to variables at namespace scope, allocations); then each launch is
+// resolved with HostValues (launch_eval.h: through launch wrappers' call sites, dead launches
+// dropped) into the block shape (and grid) per kernel; the buffer facts are launch_buffers.cpp's.
 #include "analyzer/model/launch_index.h"
 
 #include <clang/AST/ExprCXX.h>
@@ -13,7 +14,9 @@
 
 #include "analyzer/model/ast_util.h"
 #include "analyzer/model/launch_detail.h"
+#include "analyzer/model/launch_eval.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -22,58 +25,23 @@ namespace gpuopt {
 using namespace launch_detail;
 
 LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
+  // A launch as written: the callee (a kernel, or a pointer or parameter holding one), its block and
+  // grid expressions (for cudaLaunchKernelEx, the configuration whose blockDim / gridDim they are).
+  struct Site {
+    const clang::Expr* call = nullptr;
+    const clang::Expr* callee = nullptr;
+    const clang::Expr* block = nullptr;
+    const clang::Expr* grid = nullptr;
+    const clang::Expr* config = nullptr;
+  };
   struct V : clang::RecursiveASTVisitor<V> {
     clang::ASTContext* ctx;
     LaunchIndex* index;
+    HostValues* hv;
     bool shouldVisitTemplateInstantiations() const { return true; }
-    void record(const clang::FunctionDecl* k, const clang::Expr* blockArg, clang::SourceLocation at,
-                const clang::Expr* gridArg = nullptr) {
-      auto& sm = ctx->getSourceManager();
-      // A launch in another file than the kernel (the includer that launches it) names that file.
-      std::string where = fmt::format("launch at line {}", sm.getExpansionLineNumber(at));
-      const clang::FunctionDecl* def = k->getDefinition() ? k->getDefinition() : k;
-      if (sm.getFileID(sm.getExpansionLoc(at)) != sm.getFileID(sm.getExpansionLoc(def->getLocation()))) {
-        llvm::StringRef file = sm.getFilename(sm.getExpansionLoc(at));
-        where = fmt::format("launch at {}:{}", llvm::sys::path::filename(file).str(), sm.getExpansionLineNumber(at));
-      }
-      auto keys = [&](auto&& add) { forEachKernelKey(k, add); };
-      unsigned d[3];
-      if (!blockArg || !readBlockShape(blockArg, *ctx, d) || d[0] * d[1] * d[2] == 0 || d[0] * d[1] * d[2] > 1024) {
-        // The axes known all the same (`b.x = 1; b.y = n;`), merged over the kernel's launches.
-        std::array<unsigned, 3> p{0, 0, 0};
-        bool some = blockArg && readBlockShape(blockArg, *ctx, p.data(), true);
-        keys([&](const clang::FunctionDecl* f) {
-          bool first = index->unreadable_.emplace(f, where).second;
-          if (first && some) index->partial_[f] = p;
-          else if (auto it = index->partial_.find(f); it != index->partial_.end())
-            for (int i = 0; i < 3; ++i)
-              if (!some || it->second[i] != p[i]) it->second[i] = 0;
-        });
-        return;
-      }
-      Shape s{d[0], d[1], d[2], where, blockArg->getSourceRange(), 0};
-      unsigned g[3];
-      if (gridArg && readBlockShape(gridArg, *ctx, g)) {
-        s.gridBlocks = g[0] * g[1] * g[2];
-        for (int i = 0; i < 3; ++i) s.grid[i] = g[i];
-      }
-      auto sameBlock = [&](const Shape& o) { return o.x == s.x && o.y == s.y && o.z == s.z; };
-      auto mergeGrid = [&](Shape& o) {  // launches of one block shape with different grids: not known
-        if (sameBlock(o) && !std::equal(o.grid, o.grid + 3, s.grid)) std::fill(o.grid, o.grid + 3, 0u);
-      };
-      keys([&](const clang::FunctionDecl* f) {
-        auto [it, inserted] = index->shapes_.emplace(f, s);
-        if (!inserted) mergeGrid(it->second);
-        auto& v = index->allShapes_[f];
-        bool known = false;
-        for (auto& o : v) {
-          if (sameBlock(o)) mergeGrid(o);
-          known = known || sameBlock(o);
-        }
-        if (!known) v.push_back(s);
-      });
-    }
-    // For the buffer facts: cudaMalloc'ed pointers, the calls of each function, every launch.
+    std::vector<Site> sites;
+    // For the buffer facts: cudaMalloc'ed pointers, the calls of each function, every launch (the
+    // calls are also how a launch wrapper's parameters are bound to each caller's arguments).
     HostCalls host;
     void collect(const clang::CallExpr* call) {
       const clang::FunctionDecl* fd = call->getDirectCallee();
@@ -88,50 +56,67 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
           if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(u->getSubExpr()->IgnoreParenImpCasts()))
             if (auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl())) host.mallocs[vd].push_back(call->getArg(1));
     }
+    // Assignments to variables at namespace scope (`gBlock = dim3(16, 16);` in a set-up function,
+    // `gBlock.x = 16;`), wherever they are.
+    void globalSet(const clang::Expr* lhs, const clang::Expr* rhs) {
+      lhs = lhs->IgnoreParenImpCasts();
+      std::string member;
+      if (auto* me = llvm::dyn_cast<clang::MemberExpr>(lhs); me && !me->isArrow()) {
+        member = me->getMemberDecl()->getNameAsString();
+        lhs = me->getBase()->IgnoreParenImpCasts();
+      }
+      auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(lhs);
+      auto* v = dre ? llvm::dyn_cast<clang::VarDecl>(dre->getDecl()) : nullptr;
+      if (v && v->hasGlobalStorage() && !v->isStaticLocal()) hv->noteGlobalSet(v, member, rhs);
+    }
+    bool VisitBinaryOperator(clang::BinaryOperator* b) {
+      if (b->isAssignmentOp() && !b->isInstantiationDependent())
+        globalSet(b->getLHS(), b->getOpcode() == clang::BO_Assign ? b->getRHS() : nullptr);
+      return true;
+    }
+    bool VisitUnaryOperator(clang::UnaryOperator* u) {
+      if (u->isIncrementDecrementOp() && !u->isInstantiationDependent()) globalSet(u->getSubExpr(), nullptr);
+      return true;
+    }
     bool VisitCUDAKernelCallExpr(clang::CUDAKernelCallExpr* call) {
-      if (!call->containsErrors() && !call->isInstantiationDependent())
-        if (const clang::FunctionDecl* k = call->getDirectCallee()) host.kernelCalls.push_back({k, call});
       // Clang's recovery (the config may not be a call) and template patterns (a dependent block
       // shape has no type yet; the instantiations are visited instead).
       if (call->containsErrors() || call->isInstantiationDependent()) return true;
-      const clang::FunctionDecl* k = call->getDirectCallee();
-      if (!k) return true;
+      if (const clang::FunctionDecl* k = call->getDirectCallee()) host.kernelCalls.push_back({k, call});
       // The block is the second dim3 of the configuration call: (grid, block, ...) host side,
       // (func, params, grid, block, ...) for a device-side launch, which is how the device-side
       // parse sees a launch in a lambda (lambdas are __host__ __device__).
       const clang::CallExpr* cfg = call->getConfig();
-      const clang::Expr* block = nullptr;
-      const clang::Expr* grid = nullptr;
+      Site site;
+      site.call = call;
+      site.callee = call->getCallee();
       unsigned dim3s = 0;
-      for (unsigned i = 0; cfg && i < cfg->getNumArgs() && !block; ++i) {
+      for (unsigned i = 0; cfg && i < cfg->getNumArgs() && !site.block; ++i) {
         const clang::Expr* a = cfg->getArg(i);
         auto* rd = a->getType()->getAsCXXRecordDecl();
-        if (rd && rd->getName() == "dim3" && ++dim3s == 2) block = a;
-        else if (rd && rd->getName() == "dim3" && dim3s == 1) grid = a;
+        if (rd && rd->getName() == "dim3" && ++dim3s == 2) site.block = a;
+        else if (rd && rd->getName() == "dim3" && dim3s == 1) site.grid = a;
       }
-      record(k, block, call->getBeginLoc(), grid);
+      sites.push_back(site);
       return true;
     }
     // cudaLaunchKernel(k, grid, block, ...) and cudaLaunchCooperativeKernel: the same shape rules.
     bool VisitCallExpr(clang::CallExpr* call) {
-      if (!call->containsErrors() && !call->isInstantiationDependent()) collect(call);
-      if (call->containsErrors() || call->isInstantiationDependent() || llvm::isa<clang::CUDAKernelCallExpr>(call)) return true;
+      if (call->containsErrors() || call->isInstantiationDependent()) return true;
+      collect(call);
+      if (auto* oc = llvm::dyn_cast<clang::CXXOperatorCallExpr>(call); oc && oc->isAssignmentOp() && oc->getNumArgs() == 2)
+        globalSet(oc->getArg(0), oc->getOperator() == clang::OO_Equal ? oc->getArg(1) : nullptr);
+      if (llvm::isa<clang::CUDAKernelCallExpr>(call)) return true;
       const clang::FunctionDecl* fd = call->getDirectCallee();
-      if (!fd || call->getNumArgs() < 3) return true;
-      std::string n = fd->getNameAsString();
-      if (n == "cudaLaunchKernel" || n == "cudaLaunchCooperativeKernel") {
-        if (const clang::FunctionDecl* k = kernelOf(call->getArg(0))) record(k, call->getArg(2), call->getBeginLoc(), call->getArg(1));
-        return true;
-      }
+      if (!fd || call->getNumArgs() < 3 || !fd->getIdentifier()) return true;
+      llvm::StringRef n = fd->getName();
+      // The runtime's own C++ wrappers (cudaLaunchKernelEx calling cudaLaunchKernelExC in
+      // cuda_runtime.h): the launch is the user's call of the wrapper, recorded itself.
+      if (ctx->getSourceManager().isInSystemHeader(ctx->getSourceManager().getExpansionLoc(call->getBeginLoc()))) return true;
+      if (n == "cudaLaunchKernel" || n == "cudaLaunchCooperativeKernel") sites.push_back({call, call->getArg(0), call->getArg(2), call->getArg(1), nullptr});
       // cudaLaunchKernelEx(&config, k, args...) / cudaLaunchKernelExC(&config, (void*)k, args): the
-      // block is config.blockDim, set in the config's initialiser or member by member.
-      if (n == "cudaLaunchKernelEx" || n == "cudaLaunchKernelExC") {
-        const clang::FunctionDecl* k = kernelOf(call->getArg(1));
-        if (!k) return true;
-        const clang::Expr* block = configBlockDim(call->getArg(0));
-        if (block) record(k, block, call->getBeginLoc());
-        else record(k, nullptr, call->getBeginLoc());
-      }
+      // block is config.blockDim, set in the config's initialiser, member by member, or by a helper.
+      if (n == "cudaLaunchKernelEx" || n == "cudaLaunchKernelExC") sites.push_back({call, call->getArg(1), nullptr, nullptr, call->getArg(0)});
       return true;
     }
     // A function template first declared outside the traversal scope (a header the lint does not
@@ -146,17 +131,131 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
     }
     llvm::SmallPtrSet<const clang::FunctionTemplateDecl*, 8> seenTemplates;
     // Launches written in lambdas (`auto run = [&] { k<<<g, b>>>(...); };`).
+    // A generic lambda (`[&](auto k) { k<<<g, b>>>(...); }`): its body is a pattern whose launches
+    // are dependent; those of each instantiation of its call operator are the launches.
     bool TraverseLambdaExpr(clang::LambdaExpr* l) {
       TraverseStmt(l->getBody());
+      if (clang::FunctionTemplateDecl* t = l->getDependentCallOperator())
+        for (clang::FunctionDecl* spec : t->specializations())
+          if (spec->getBody()) TraverseStmt(spec->getBody());
       return true;
     }
   } v;
+  HostValues hv(ctx);
   v.ctx = &ctx;
   v.index = this;
+  v.hv = &hv;
   v.TraverseDecl(ctx.getTranslationUnitDecl());
+  hv.setCalls(&v.host.callsOf);
+  for (const Site& site : v.sites) resolveLaunch(ctx, hv, site.call, site.callee, site.block, site.grid, site.config);
 
   // Allocation sizes and prefix sums of flags of the buffers each launch passes.
   readBufferFacts(ctx, v.host);
+}
+
+void LaunchIndex::record(clang::ASTContext& ctx, const clang::FunctionDecl* k, bool ok, const unsigned d[3], bool some,
+                         const unsigned p[3], const std::string& where, clang::SourceRange range, bool gridKnown,
+                         const unsigned g[3]) {
+  auto keys = [&](auto&& add) { forEachKernelKey(k, add); };
+  if (!ok || d[0] * d[1] * d[2] == 0 || d[0] * d[1] * d[2] > 1024) {
+    // The axes known all the same (`b.x = 1; b.y = n;`), merged over the kernel's launches.
+    std::array<unsigned, 3> pa{some ? p[0] : 0, some ? p[1] : 0, some ? p[2] : 0};
+    keys([&](const clang::FunctionDecl* f) {
+      bool first = unreadable_.emplace(f, where).second;
+      if (first && some) partial_[f] = pa;
+      else if (auto it = partial_.find(f); it != partial_.end())
+        for (int i = 0; i < 3; ++i)
+          if (!some || it->second[i] != pa[i]) it->second[i] = 0;
+    });
+    return;
+  }
+  Shape s{d[0], d[1], d[2], where, range, 0};
+  if (gridKnown) {
+    s.gridBlocks = g[0] * g[1] * g[2];
+    for (int i = 0; i < 3; ++i) s.grid[i] = g[i];
+  }
+  auto sameBlock = [&](const Shape& o) { return o.x == s.x && o.y == s.y && o.z == s.z; };
+  auto mergeGrid = [&](Shape& o) {  // launches of one block shape with different grids: not known
+    if (sameBlock(o) && !std::equal(o.grid, o.grid + 3, s.grid)) std::fill(o.grid, o.grid + 3, 0u);
+  };
+  keys([&](const clang::FunctionDecl* f) {
+    auto [it, inserted] = shapes_.emplace(f, s);
+    if (!inserted) mergeGrid(it->second);
+    auto& v = allShapes_[f];
+    bool known = false;
+    for (auto& o : v) {
+      if (sameBlock(o)) mergeGrid(o);
+      known = known || sameBlock(o);
+    }
+    if (!known) v.push_back(s);
+  });
+}
+
+void LaunchIndex::resolveLaunch(clang::ASTContext& ctx, HostValues& hv, const clang::Expr* call, const clang::Expr* callee,
+                                const clang::Expr* block, const clang::Expr* grid, const clang::Expr* config) {
+  auto& sm = ctx.getSourceManager();
+  int contexts = 0;
+  std::function<void(const HostValues::Env&, int)> go = [&](const HostValues::Env& env, int depth) {
+    if (++contexts > 64) return;
+    hv.clearMissing();
+    const bool dead = hv.dead(call, env);
+    std::vector<const clang::FunctionDecl*> kernels = hv.kernels(callee, env);
+    unsigned d[3] = {0, 1, 1}, g[3] = {0, 1, 1};
+    const clang::Expr* origin = nullptr;
+    bool ok = block ? hv.shape(block, env, d, false, &origin)
+                    : config && hv.memberShape(config, "blockDim", call, env, d);
+    bool gridKnown = grid ? hv.shape(grid, env, g) : config && hv.memberShape(config, "gridDim", call, env, g);
+    // What the launch needs comes from the parameters of the outermost function: follow each of its
+    // call sites (as deep as the host facts are followed: three calls).
+    const clang::FunctionDecl* missing = hv.missing();
+    if (missing && depth < 3 && !env.back().call && env.back().fn && missing->getCanonicalDecl() == env.back().fn->getCanonicalDecl()) {
+      const auto& calls = hv.callsOf(missing);
+      if (!calls.empty()) {
+        for (const clang::CallExpr* c : calls) {
+          HostValues::Env e2 = env;
+          e2.back().call = c;
+          e2.push_back({hv.enclosingFunction(c), nullptr});
+          go(e2, depth + 1);
+        }
+        return;
+      }
+    }
+    if (dead) {
+      for (const auto* k : kernels) deadLaunched_.insert(k->getCanonicalDecl());
+      return;
+    }
+    unsigned p[3] = {0, 0, 0};
+    bool some = false;
+    if (!ok) some = block ? hv.shape(block, env, p, true) : config && hv.memberShape(config, "blockDim", call, env, p, true);
+    // Where: the launch, or for a launch through a wrapper the outermost call that gave it its values.
+    // (Only when the block needed it: a grid from the caller's argument leaves the launch the place.)
+    const clang::Expr* at = call;
+    unsigned here[3] = {0, 1, 1};
+    const bool blockHere = block && ok && hv.shape(block, HostValues::Env{{env[0].fn, nullptr}}, here) &&
+                           std::equal(here, here + 3, d);
+    if (!blockHere)
+      for (const auto& f : env)
+        if (f.call) at = f.call;
+    std::string where;
+    for (const auto* k : kernels) {
+      liveLaunched_.insert(k->getCanonicalDecl());
+      const clang::FunctionDecl* def = k->getDefinition() ? k->getDefinition() : k;
+      clang::SourceLocation loc = sm.getExpansionLoc(at->getBeginLoc());
+      if (sm.getFileID(loc) != sm.getFileID(sm.getExpansionLoc(def->getLocation())))
+        where = fmt::format("launch at {}:{}", llvm::sys::path::filename(sm.getFilename(loc)).str(), sm.getExpansionLineNumber(loc));
+      else
+        where = fmt::format("launch at line {}", sm.getExpansionLineNumber(loc));
+      if (at != call && env[0].fn && env[0].fn->getIdentifier()) where += fmt::format(" through '{}'", env[0].fn->getName().str());
+      clang::SourceRange range = origin ? origin->getSourceRange() : block ? block->getSourceRange() : config ? config->getSourceRange() : call->getSourceRange();
+      record(ctx, k, ok, d, some, p, where, range, gridKnown, g);
+    }
+  };
+  go(HostValues::Env{{hv.enclosingFunction(call), nullptr}}, 0);
+}
+
+bool LaunchIndex::onlyDead(const clang::FunctionDecl* k) const {
+  const clang::FunctionDecl* c = k->getCanonicalDecl();
+  return deadLaunched_.count(c) && !liveLaunched_.count(c);
 }
 
 bool LaunchIndex::prefixOfFlags(const clang::FunctionDecl* k, unsigned index) const {
@@ -169,17 +268,21 @@ uint64_t LaunchIndex::allocatedBytes(const clang::FunctionDecl* k, unsigned inde
   return v && index < v->size() ? (*v)[index] : 0;
 }
 
-const LaunchIndex::Shape* LaunchIndex::find(const clang::FunctionDecl* k) const { return lookupKernel(shapes_, k); }
+const LaunchIndex::Shape* LaunchIndex::find(const clang::FunctionDecl* k) const {
+  return onlyDead(k) ? nullptr : lookupKernel(shapes_, k);
+}
 
 std::vector<LaunchIndex::Shape> LaunchIndex::all(const clang::FunctionDecl* k) const {
-  const auto* v = lookupKernel(allShapes_, k);
+  const auto* v = onlyDead(k) ? nullptr : lookupKernel(allShapes_, k);
   return v ? *v : std::vector<Shape>{};
 }
 
-const std::string* LaunchIndex::unreadable(const clang::FunctionDecl* k) const { return lookupKernel(unreadable_, k); }
+const std::string* LaunchIndex::unreadable(const clang::FunctionDecl* k) const {
+  return onlyDead(k) ? nullptr : lookupKernel(unreadable_, k);
+}
 
 const std::array<unsigned, 3>* LaunchIndex::partialShape(const clang::FunctionDecl* k) const {
-  const auto* p = lookupKernel(partial_, k);
+  const auto* p = onlyDead(k) ? nullptr : lookupKernel(partial_, k);
   return p && ((*p)[0] || (*p)[1] || (*p)[2]) ? p : nullptr;
 }
 

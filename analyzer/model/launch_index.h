@@ -6,14 +6,17 @@
 #pragma once
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
+#include <clang/AST/Expr.h>
 
 #include <array>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace gpuopt {
 
+class HostValues;
 namespace launch_detail {
 struct HostCalls;
 }
@@ -55,6 +58,16 @@ class LaunchIndex {
   bool prefixOfFlags(const clang::FunctionDecl* kernel, unsigned index) const;
 
  private:
+  // One launch site, followed through the call sites of the functions around it when its kernel,
+  // block, grid or a condition around it depends on their parameters (launch wrappers); a launch the
+  // constants make dead launches nothing.
+  void resolveLaunch(clang::ASTContext& ctx, HostValues& hv, const clang::Expr* call, const clang::Expr* callee,
+                     const clang::Expr* block, const clang::Expr* grid, const clang::Expr* config);
+  void record(clang::ASTContext& ctx, const clang::FunctionDecl* k, bool ok, const unsigned d[3], bool some,
+              const unsigned p[3], const std::string& where, clang::SourceRange range, bool gridKnown, const unsigned g[3]);
+  // Kernels whose every launch is dead: they are not launched (no other instantiation's shape either).
+  bool onlyDead(const clang::FunctionDecl* k) const;
+  std::set<const clang::FunctionDecl*> deadLaunched_, liveLaunched_;
   // Allocation sizes and prefix sums of flags of the buffers each launch passes (launch_buffers.cpp).
   void readBufferFacts(clang::ASTContext& ctx, const launch_detail::HostCalls& calls);
 

@@ -12,6 +12,10 @@ namespace gpuopt::model_detail {
 
 Builder::LVal Builder::evalLValue(const clang::Expr* e) {
   e = strip(e);
+  // Walked by some thread: the access is analysed (KernelModel::coverage).
+  if (anyActive() && (llvm::isa<clang::ArraySubscriptExpr, clang::MemberExpr>(e) ||
+                      (llvm::isa<clang::UnaryOperator>(e) && llvm::cast<clang::UnaryOperator>(e)->getOpcode() == clang::UO_Deref)))
+    m_.reached_.insert(e);
   LVal lv;
   lv.expr = e;
   lv.isVolatile = e->getType().isVolatileQualified();

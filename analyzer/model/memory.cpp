@@ -105,6 +105,7 @@ Value Builder::readMem(const LVal& lv) {
     Value r = constant(rep);
     r.symbolic = true;
     r.param = true;
+    r.paramSrc = lv.ptr.base;
     r.same = true;
     r.opaque = opaque;
     // Loaded from an address that moves with blockIdx (`in[blockIdx.x]`): another value in every
@@ -202,6 +203,7 @@ Value Builder::readLocalPart(const LVal& lv, int64_t addr) {
     r = constant(kParamRep);
     r.symbolic = true;
     r.param = true;
+    r.paramSrc = pd;
     normalize(r, t);
   } else if (t->isRealFloatingType()) {
     r.same = true;
@@ -263,6 +265,7 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   a.context = context();
   a.function = frames_.back().fn;
   a.guards = guards_;
+  for (const Residual& r : residual_) a.guards.push_back(r.line);
   a.selectGuards = selectGuards_;
   a.inRuntimeLoop = runtimeLoops_ > 0;
   a.runtimeIter = runtimeIter_;
@@ -270,6 +273,8 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   a.dataValues = lv.ptr.values;
   if (!a.known) a.addrTag = lv.ptr.tag, a.stepBound = lv.ptr.stepBound;
   a.paramAddr = lv.ptr.param;
+  a.paramSrc = lv.ptr.paramSrc;
+  a.failureGuard = failureGuards_ > 0;
   a.approxMask = approxMasks_ > 0;
   // How the address moves from block to block (global memory): from the address's values in
   // other blocks, when the threads doing this access are the same in every block.

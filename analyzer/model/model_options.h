@@ -8,11 +8,13 @@
 namespace gpuopt {
 
 struct ModelOptions {
-  // Block shape of kernels whose launch the code does not give (--block-dim, or the configuration's
-  // block-dim; the command line wins). A launch written in the code always wins over it; it wins
-  // over __launch_bounds__ and the assumed default (256).
+  // The block shape for kernels no launch in the code gives one (--block-dim X,Y,Z, or `block-dim:`
+  // in .gpuopt-lint.yaml): a launch written in the code wins over it.
   unsigned blockX = 256, blockY = 1, blockZ = 1;
-  bool blockDimGiven = false;  // given by --block-dim or block-dim: not said as assumed
+  bool blockDimGiven = false;  // given (else the kernel is judged under plausible shapes: model/shapes.h)
+  // The same per kernel (--block-dim NAME=X,Y,Z; `block-dim: {NAME: [X, Y]}`): by the kernel's name,
+  // qualified or not (a template's name covers its instantiations). Wins over the one above.
+  std::map<std::string, std::array<unsigned, 3>> kernelBlocks;
   // Block shapes a profile recorded, per kernel name (`gpuopt-lint profile`): they win over the
   // launches in the code and over --block-dim.
   std::map<std::string, std::vector<std::array<unsigned, 3>>> profiledBlocks;

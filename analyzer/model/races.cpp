@@ -12,7 +12,7 @@
 
 namespace gpuopt {
 
-std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space) {
+std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space, const std::vector<unsigned>* sameWork) {
   std::vector<Race> races;
   auto warpOnly = [&](const Access* a) {
     int w = -1;
@@ -124,6 +124,7 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space)
         auto conflict = [&](const std::vector<const Entry*>& others) {
           for (const Entry* o : others) {
             if (o->thread == e.thread) continue;
+            if (sameWork && (*sameWork)[o->thread] == (*sameWork)[e.thread]) continue;  // rows repeating one another
             bool sameWarp = o->thread / 32 == e.thread / 32;
             if (sameWarp && o->acc->warpEpoch[e.thread / 32] != a->warpEpoch[e.thread / 32]) continue;  // __syncwarp between
             // Two stores under one selection guard (`if (rowIdx[e] == pivot) piv = val[e];`,
@@ -161,7 +162,8 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space)
             r.byteAddr = a->addr[e.thread];
             r.firstByteAddr = o->acc->addr[o->thread];
             r.sameWarp = sameWarp;
-            r.possible = !o->acc->guards.empty() || !a->guards.empty();
+            r.standIn = o->acc->paramAddr || a->paramAddr;
+            r.possible = !o->acc->guards.empty() || !a->guards.empty() || r.standIn;
             int w1 = warpOnly(o->acc), w2 = warpOnly(a);
             r.warpSynchronous = warpLevel || (sameWarp && w1 >= 0 && w1 == w2);
             races.push_back(r);

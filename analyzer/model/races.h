@@ -20,14 +20,22 @@ struct Race {
   int64_t byteAddr = 0;            // the element thread t2 touches (bytes from the array base)
   int64_t firstByteAddr = 0;       // the element thread t1 touches
   bool sameWarp = false;
-  bool possible = false;           // under a condition the model could not decide
+  bool possible = false;           // under a condition the model could not decide, or at an address
+                                   // that depends on a stand-in value (standIn)
   bool warpSynchronous = false;    // both accesses run in a single warp only
+  // An address depends on a parameter's (or a uniform load's) stand-in value (Access::paramAddr):
+  // which threads meet depends on the value it has at run time (a seed hashed into an index).
+  bool standIn = false;
 };
 
 // The races among `accesses` (in program order) in memory space `space`. Accesses compare per
 // unit of the smallest access size of each interval, so threads writing neighbouring bytes of one
 // word (char/short arrays) do not race.
-std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space);
+// `sameWork`: per thread, a representative of the threads that do the same work (the rows of a
+// block dimension the kernel never reads: KernelModel::duplicatedAxis); pairs of threads with one
+// representative are not compared (their "race" is the duplication, unused-block-dimension's).
+std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space,
+                            const std::vector<unsigned>* sameWork = nullptr);
 
 // A race between threads of two different blocks of one launch. No __syncthreads() orders blocks:
 // only a grid-wide sync, the end of the kernel, or an atomic does.

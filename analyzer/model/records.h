@@ -67,6 +67,10 @@ struct Access {
   // The address depends on a kernel parameter's or a uniform load's representative value (one
   // stand-in for a value known only at run time): whether two threads meet there is not decided.
   bool paramAddr = false;
+  const clang::NamedDecl* paramSrc = nullptr;  // the parameter (or uniformly loaded array) it depends on
+  // Under a condition only a failed check takes (`if (t[i] != i)`, `if (fabsf(a - b) > tol)` on
+  // data): verification code that runs rarely, not the kernel's work.
+  bool failureGuard = false;
   // Recorded by threads the model let in although the condition around it (over representative
   // values) let none in (walker.cpp: a guard never hides a body): the mask is a guess.
   bool approxMask = false;

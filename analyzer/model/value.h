@@ -14,6 +14,7 @@
 #include <vector>
 
 namespace clang {
+class NamedDecl;
 class ValueDecl;
 }
 
@@ -32,6 +33,8 @@ struct Value {
   bool data = false;        // derived from a per-thread memory load (data-dependent)
   bool symbolic = false;    // depends on a uniform symbol's representative value
   bool param = false;       // ... of a kernel parameter or a uniform load (blockIdx/gridDim: symbolic only)
+  // The parameter (or the array a uniform load read) one such stand-in came from, for messages.
+  const clang::NamedDecl* paramSrc = nullptr;
   bool block = false;       // depends on blockIdx (differs between blocks)
   std::string strideSym;    // uniform symbol scaling a thread-varying term ("height")
   // Pointers.

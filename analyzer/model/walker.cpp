@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/model/builder.h"
+#include "analyzer/model/coverage.h"
 
 #include <algorithm>
 #include <functional>
@@ -59,14 +60,20 @@ void Builder::recordBranch(const clang::Stmt* s, const clang::Expr* cond, const 
   m_.branches_.push_back(std::move(b));
 }
 
+
+void Builder::decided(const clang::Stmt* s) {
+  if (!s || m_.truncated_) return;
+  std::vector<const clang::Expr*> v;
+  accessesIn(s, ctx_, v);
+  m_.decided_.insert(v.begin(), v.end());
+}
+
 void Builder::walk(const clang::Stmt* s) {
-  if (!s || !anyActive() || m_.truncated_) return;
+  if (!s || m_.truncated_) return;
+  if (!anyActive()) return decided(s);  // no thread runs it (under the shape walked)
   if (!budget()) return;
   if (auto* cs = llvm::dyn_cast<clang::CompoundStmt>(s)) {
-    for (const auto* c : cs->body()) {
-      if (!anyActive()) break;
-      walk(c);
-    }
+    for (const auto* c : cs->body()) walk(c);
     return;
   }
   if (auto* ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
@@ -124,6 +131,7 @@ void Builder::walk(const clang::Stmt* s) {
       Mask entry = active_;
       loops_.push_back({Mask(N_, 0), Mask(N_, 0)});
       walk(dos->getBody());
+      dropResiduals(true);
       Mask out = loops_.back().broken, cont = loops_.back().continued;
       loops_.pop_back();
       Frame& f = frames_.back();
@@ -172,7 +180,8 @@ void Builder::walk(const clang::Stmt* s) {
       bool chosen = false;
       if (f.hasRet && !v.isPtr && !f.ret.isPtr)
         for (unsigned t = 0; t < N_ && !chosen; ++t)
-          chosen = active_[t] && f.returned[t] && laneNumber(f.ret, t) != laneNumber(v, t);
+          chosen = active_[t] && (f.returned[t] || (!f.maybeReturned.empty() && f.maybeReturned[t])) &&
+                   laneNumber(f.ret, t) != laneNumber(v, t);
       if (chosen) {
         Value r = unknown();
         r.data = true;
@@ -202,6 +211,8 @@ void Builder::walk(const clang::Stmt* s) {
   if (auto* as = llvm::dyn_cast<clang::AttributedStmt>(s)) return walk(as->getSubStmt());
   if (llvm::isa<clang::GotoStmt>(s)) {
     m_.truncated_ = true;
+    m_.truncatedBy_ = fmt::format("the walk stopped at the goto on line {} (the model does not follow jumps)",
+                                  ctx_.getSourceManager().getExpansionLineNumber(s->getBeginLoc()));
     return;
   }
   if (auto* asmS = llvm::dyn_cast<clang::GCCAsmStmt>(s)) return walkAsm(asmS);
@@ -269,85 +280,6 @@ void Builder::walkAsm(const clang::GCCAsmStmt* as) {
   }
 }
 
-void Builder::walkIf(const clang::IfStmt* is) {
-  if (is->getInit()) walk(is->getInit());
-  if (is->getConditionVariableDeclStmt()) walk(is->getConditionVariableDeclStmt());
-  if (is->isConsteval()) return;
-  Value c = eval(is->getCond());
-  if (c.opaque) c.known = false;  // a stand-in for a value nothing is known about: not decided
-  recordBranch(is, is->getCond(), c, isBranchWork(is->getThen(), ctx_), is->getElse() && isBranchWork(is->getElse(), ctx_), false);
-  Mask saved = active_;
-  Mask tm = saved, fm = saved;
-  if (c.known)
-    for (unsigned t = 0; t < N_; ++t) {
-      tm[t] = saved[t] && c.v[t] != 0;
-      fm[t] = saved[t] && c.v[t] == 0;
-    }
-  // An unknown condition some threads are known to fail (a bound on the unknown side): they only
-  // take the else path.
-  if (!c.known && !c.falseFor.empty())
-    for (unsigned t = 0; t < N_; ++t) tm[t] = tm[t] && !c.falseFor[t];
-  // A guard over representative symbol values (`if (t < n)` with a 2-D grid index) that every
-  // thread fails must not hide the body: without an else, walk it with the threads that got here.
-  bool approx = c.known && c.symbolic && !is->getElse() && std::find(tm.begin(), tm.end(), 1) == tm.end();
-  if (approx) tm = saved;
-  approxMasks_ += approx;
-  // Unknown condition: both paths are walked with every thread (over-approximation); the
-  // accesses there remember the condition's line.
-  if (!c.known) guards_.push_back(ctx_.getSourceManager().getExpansionLineNumber(is->getCond()->getBeginLoc()));
-  const bool selects = !c.known && selections_.count(strip(is->getCond()));
-  // A condition on blockIdx that every thread of the block decides alike: some blocks only.
-  bool perBlock = false;
-  if (c.known && c.block) {
-    perBlock = true;
-    int first = -1;
-    for (unsigned t = 0; t < N_ && perBlock; ++t)
-      if (saved[t]) {
-        int v = c.v[t] != 0;
-        if (first < 0) first = v;
-        else if (v != first) perBlock = false;
-      }
-  }
-  if (perBlock) ++blockGuards_;
-  bool variant = blockVariant(c);
-  enterBlockVariant(variant, is);
-  // A branch on the block alone that the representative block does not take (`if (blockIdx.y ==
-  // gridDim.y - 1) nLast = ny - 2 - 14 * blockIdx.y + 1;`): its body is walked so that nothing in
-  // it is hidden, but the representative block's variables keep the values it has after skipping
-  // it (else the last block's bound leaks into the code after: HeCBench stencil3d).
-  std::optional<std::vector<std::map<const clang::VarDecl*, Value>>> keptVars;
-  if (approx && c.block && uniformByForm(is->getCond())) {
-    keptVars.emplace();
-    for (const auto& f : frames_) keptVars->push_back(f.vars);
-  }
-  active_ = tm;
-  if (selects) selectGuards_.push_back(guards_.back());
-  walk(is->getThen());
-  if (selects) selectGuards_.pop_back();
-  if (keptVars && keptVars->size() == frames_.size())
-    for (size_t i = 0; i < frames_.size(); ++i) frames_[i].vars = std::move((*keptVars)[i]);
-  Mask afterThen = active_;
-  active_ = fm;
-  if (is->getElse()) walk(is->getElse());
-  Mask afterElse = active_;
-  leaveBlockVariant(variant);
-  approxMasks_ -= approx;
-  if (perBlock) --blockGuards_;
-  if (!c.known) guards_.pop_back();
-  for (unsigned t = 0; t < N_; ++t) active_[t] = (afterThen[t] || afterElse[t]) && saved[t];
-  // Threads a condition over stand-in values sent out of the loop body (`if (w < 0 || w >= n)
-  // continue;` with w from a uniform load): the statements after it were skipped on a guess.
-  if (c.known && c.symbolic && !loops_.empty())
-    for (unsigned t = 0; t < N_ && !loops_.back().symbolicSkip; ++t)
-      if (saved[t] && !active_[t] && (loops_.back().continued[t] || loops_.back().broken[t]))
-        loops_.back().symbolicSkip = true;
-  if (!c.known) {
-    // Both paths ran for every thread (but those known to fail): a thread is still active only if
-    // no path it ran left.
-    for (unsigned t = 0; t < N_; ++t) active_[t] = saved[t] && (!tm[t] || afterThen[t]) && afterElse[t];
-  }
-}
-
 void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clang::Stmt* body, const clang::Expr* inc, bool isDo) {
   const clang::VarDecl* lv = loopVar_;
   loopVar_ = nullptr;
@@ -398,7 +330,10 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
       }
       recordBranch(s, cond, c, work, false, true, &cont);
       active_ = cont;
-      if (!anyActive()) break;
+      if (!anyActive()) {
+        if (iter == 0) decided(body);  // no thread enters it
+        break;
+      }
     }
     unsigned cap = symbolicCond ? kSymbolicIters : kMaxConcreteIters;
     if (iter >= cap) {
@@ -409,6 +344,7 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
     if ((symbolicCond || !cond) && !countedRuntime) ++runtimeLoops_, countedRuntime = true;
     if (countedRuntime) runtimeIter_ = ++runtimeIters_;
     walk(body);
+    dropResiduals(true);  // a break or continue that may have happened ends with the iteration
     // Threads that hit `continue` take the increment too.
     for (unsigned t = 0; t < N_; ++t)
       if (loops_.back().continued[t]) active_[t] = 1, loops_.back().continued[t] = 0;
@@ -520,6 +456,7 @@ void Builder::walkSwitch(const clang::SwitchStmt* ss) {
   }
   if (!c.known) guards_.pop_back();
   leaveBlockVariant(variant);
+  dropResiduals(true);
   Mask broken = loops_.back().broken;
   Mask cont = loops_.back().continued;
   loops_.pop_back();

@@ -82,6 +82,11 @@ struct Diagnostic {
   // for a data-dependent address), "firstLine"/"lastLine" (the lines of a branch statement).
   std::map<std::string, double> predicted;
   std::optional<Measurement> measured;  // set by `profile`
+  // What must be the same for two runs of a kernel under different guessed block shapes to count
+  // as the same finding (analyzer/model/shapes.h); empty: the message without its assumption. Race
+  // rules set the kind of race and the two expressions (the threads named differ by shape). Not
+  // written to any output.
+  std::string shapeKey;
 };
 
 // Problems with an input (not findings): the file could not be analysed.

@@ -1,5 +1,7 @@
 #include "analyzer/report/output.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -63,10 +65,27 @@ void writeLoc(std::ostream& os, const SourcePos& p, const Style& st) {
 }
 }  // namespace
 
+std::string KernelCoverage::text() const {
+  std::string gaps;
+  for (const auto& g : unanalysed) {
+    std::string lines = g.firstLine == g.lastLine ? fmt::format("line {}", g.firstLine) : fmt::format("lines {}-{}", g.firstLine, g.lastLine);
+    if (!where.begin.file.empty() && g.file != where.begin.file) lines += " of " + g.file;
+    gaps += fmt::format("{}{} {} not analysed: {}", gaps.empty() ? "" : "; ", lines,
+                        g.firstLine == g.lastLine ? "was" : "were", g.reason);
+  }
+  return fmt::format("kernel '{}': {} ({} of {} memory accesses analysed)", kernel, gaps, accessesReached, accessesTotal);
+}
+
 void writeText(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc,
                SourceCache& sources) {
   Style st{oc.color};
   for (const auto& r : results) {
+    // Kernels analysed in part: said, so that no finding means the rest was checked.
+    for (const auto& k : r.coverage) {
+      if (!k.partly()) continue;
+      writeLoc(os, k.where.begin, st);
+      os << st.cyan() << "note: " << st.reset() << k.text() << "\n";
+    }
     for (const auto& e : r.errors)
       os << st.bold() << e.file << ": " << st.red() << "error: " << st.reset() << st.bold()
          << e.message << st.reset() << "\n";
@@ -129,6 +148,23 @@ void writeJson(std::ostream& os, const std::vector<FileResult>& results, const O
     json f = {{"file", relativePath(r.file, oc.cwd)}, {"findings", json::array()}, {"errors", json::array()}};
     for (const auto& e : r.errors) f["errors"].push_back({{"file", relativePath(e.file, oc.cwd)}, {"message", e.message}});
     if (r.kernels >= 0) f["kernels"] = r.kernels;  // kernels analysed
+    if (r.kernels >= 0) {
+      unsigned reached = 0, total = 0, partly = 0;
+      json cov = json::array();
+      for (const auto& k : r.coverage) {
+        reached += k.accessesReached, total += k.accessesTotal, partly += k.partly();
+        json kj = {{"kernel", k.kernel}, {"location", spanJson(k.where, oc)}, {"accessesReached", k.accessesReached},
+                   {"accessesTotal", k.accessesTotal}, {"unanalysed", json::array()}};
+        for (const auto& g : k.unanalysed)
+          kj["unanalysed"].push_back({{"file", relativePath(g.file, oc.cwd)}, {"firstLine", g.firstLine}, {"lastLine", g.lastLine},
+                                      {"reason", g.reason}});
+        cov.push_back(std::move(kj));
+      }
+      f["accessesReached"] = reached;
+      f["accessesTotal"] = total;
+      f["partlyAnalysed"] = partly;
+      f["kernelCoverage"] = std::move(cov);
+    }
     if (!r.includer.empty()) f["includer"] = relativePath(r.includer, oc.cwd);
     for (const auto& d : r.diags) {
       json j = {{"ruleId", d.ruleId},
@@ -318,6 +354,12 @@ void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const 
   json sarifResults = json::array();
   json notifications = json::array();
   for (const auto& r : results) {
+    for (const auto& k : r.coverage)
+      if (k.partly())
+        notifications.push_back({{"level", "note"},
+                                 {"message", {{"text", k.text()}}},
+                                 {"locations", json::array({sarifLocation(k.where, oc, sources)})},
+                                 {"properties", {{"accessesReached", k.accessesReached}, {"accessesTotal", k.accessesTotal}}}});
     for (const auto& e : r.errors)
       notifications.push_back({{"level", "error"},
                                {"message", {{"text", e.message}}},
@@ -375,7 +417,9 @@ void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const 
               {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", "file://" + uriPath(oc.cwd) + (oc.cwd.ends_with('/') ? "" : "/")}}}}},
               {"columnKind", "utf16CodeUnits"},
               {"results", sarifResults}};
-  run["invocations"] = json::array({{{"executionSuccessful", notifications.empty()},
+  bool failed = false;  // inputs that could not be analysed (notes on kernels analysed in part are no failure)
+  for (const auto& n : notifications) failed = failed || n["level"] == "error";
+  run["invocations"] = json::array({{{"executionSuccessful", !failed},
                                      {"toolExecutionNotifications", notifications}}});
   json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},

@@ -12,8 +12,27 @@ namespace gpuopt {
 enum class OutputFormat { Text, Json, Sarif, Github };
 bool parseOutputFormat(std::string_view s, OutputFormat& out);
 
+// How much of one kernel the model analysed (KernelModel::coverage): its memory accesses as written
+// and how many were reached, and the lines it did not analyse with the reason ("0 findings" must
+// mean "checked").
+struct KernelCoverage {
+  std::string kernel;  // the kernel (an instantiation's full name)
+  SourceSpan where;
+  unsigned accessesTotal = 0, accessesReached = 0;
+  struct Gap {
+    std::string file;
+    unsigned firstLine = 0, lastLine = 0;
+    std::string reason;
+  };
+  std::vector<Gap> unanalysed;
+  bool partly() const { return accessesReached < accessesTotal; }
+  // "kernel 'k': lines 12-18 were not analysed: ... (7 of 10 memory accesses analysed)"
+  std::string text() const;
+};
+
 struct FileResult {
   std::string file;
+  std::vector<KernelCoverage> coverage;  // one per analysed kernel
   std::vector<Diagnostic> diags;
   std::vector<InputError> errors;
   int kernels = -1;      // kernels analysed (-1: not analysed at all)

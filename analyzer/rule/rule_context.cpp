@@ -203,6 +203,10 @@ std::string withoutLaunchLine(const std::string& msg, std::string* place) {
 }  // namespace
 
 void RuleContext::report(Diagnostic d) {
+  if (capturing_) {
+    captured_.push_back(std::move(d));
+    return;
+  }
   std::string line;
   std::string key = withoutLaunchLine(d.message, &line);
   for (size_t i = 0; i < diags_.size(); ++i) {

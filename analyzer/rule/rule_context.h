@@ -95,6 +95,16 @@ class RuleContext {
   // instantiation of their template.
   void finishInstantiations();
   void report(Diagnostic d);
+  // Between these, report() collects the findings (as made, no merging) instead of keeping them:
+  // the engine compares a kernel's findings under several guessed block shapes (model/shapes.h).
+  void beginCapture() {
+    capturing_ = true;
+    captured_.clear();
+  }
+  std::vector<Diagnostic> endCapture() {
+    capturing_ = false;
+    return std::move(captured_);
+  }
   std::vector<Diagnostic>& diagnostics() { return diags_; }
 
  private:
@@ -102,6 +112,8 @@ class RuleContext {
   const ModelOptions& opts_;
   const LintedFiles& files_;
   std::vector<Diagnostic> diags_;
+  bool capturing_ = false;
+  std::vector<Diagnostic> captured_;
   std::string function_, instantiation_, group_, variant_;
   std::map<std::string, std::set<std::string>> instancesOf_;  // template -> instantiations analysed
   struct Seen {

@@ -97,7 +97,8 @@ TEST(Registry, FixedIdsAndEveryRuleHasItsDoc) {
   std::vector<std::string> want = {"divergent-branch", "uncoalesced-access", "missing-syncthreads", "bank-conflict",
                                    "pageable-memcpy", "unsafe-warp-reduce", "barrier-divergence", "unbatched-memcpy",
                                    "serialized-transfers", "alloc-in-loop", "global-memory-race", "atomic-contention",
-                                   "partial-warp-block", "double-promotion", "dynamic-local-array", "compile-error"};
+                                   "partial-warp-block", "double-promotion", "dynamic-local-array", "unused-block-dimension",
+                                   "compile-error"};
   EXPECT_EQ(ids, want);
   for (const auto& r : allRuleInfos()) {
     EXPECT_TRUE(std::regex_match(std::string(r.id), std::regex("[a-z]+(-[a-z]+)*"))) << r.id;
@@ -306,6 +307,29 @@ TEST(Config, NearestFileWinsAndCommandLineWinsOverIt) {
   EXPECT_TRUE(r.analysis.model.blockDimGiven);
   std::string dump = dumpConfig(r);
   EXPECT_NE(dump.find("block-dim: [64, 1, 1]"), std::string::npos) << dump;
+}
+
+TEST(Config, BlockDimPerKernel) {
+  CliOptions cli;
+  std::string err;
+  ASSERT_TRUE(parseCommandLine({"--block-dim", "softmax=32,8", "--block-dim", "ns::scan=128", "--block-dim", "64"}, cli, err)) << err;
+  ASSERT_EQ(cli.kernelBlockDims.size(), 2u);
+  EXPECT_EQ(cli.kernelBlockDims["softmax"], (std::array<unsigned, 3>{32, 8, 1}));
+  EXPECT_EQ(cli.kernelBlockDims["ns::scan"], (std::array<unsigned, 3>{128, 1, 1}));
+  EXPECT_EQ(cli.blockDim[0], 64u);
+  CliOptions bad, none;
+  EXPECT_FALSE(parseCommandLine({"--block-dim", "=32"}, bad, err) || err.find("[KERNEL=]X") == std::string::npos) << err;
+  EXPECT_FALSE(parseCommandLine({"--block-dim", "k=64,64"}, bad, err) || err.find("more than 1024") == std::string::npos) << err;
+  // In the configuration: a map per kernel ("*": every kernel); the command line adds to it.
+  std::string root = fs::path(tmp("cfgk/x")).parent_path().string();
+  write(root + "/.gpuopt-lint.yaml", "block-dim: {softmax: [16, 16], \"*\": [128]}\n");
+  ResolvedOptions r;
+  ASSERT_TRUE(resolveOptions(none, root + "/k.cu", r, err)) << err;
+  EXPECT_EQ(r.analysis.model.kernelBlocks["softmax"], (std::array<unsigned, 3>{16, 16, 1}));
+  EXPECT_TRUE(r.analysis.model.blockDimGiven && r.analysis.model.blockX == 128u) << "\"*\" is every other kernel";
+  ASSERT_TRUE(resolveOptions(cli, root + "/k.cu", r, err)) << err;
+  EXPECT_EQ(r.analysis.model.kernelBlocks["softmax"], (std::array<unsigned, 3>{32, 8, 1})) << "command line wins";
+  EXPECT_NE(dumpConfig(r).find("softmax: [32, 8, 1]"), std::string::npos) << dumpConfig(r);
 }
 
 TEST(Config, BadFileIsAClearErrorWithItsLine) {

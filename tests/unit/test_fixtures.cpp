@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -29,10 +30,14 @@ Findings expected(const std::string& path) {
   return f;
 }
 
-Findings actual(const std::string& json) {
+Findings actual(const std::string& json, std::map<std::pair<int, std::string>, std::set<std::string>>* severities = nullptr) {
   Findings f;
   auto j = nlohmann::json::parse(json);
-  for (auto& x : j["files"][0]["findings"]) f.emplace(x["location"]["line"].get<int>(), x["ruleId"].get<std::string>());
+  for (auto& x : j["files"][0]["findings"]) {
+    f.emplace(x["location"]["line"].get<int>(), x["ruleId"].get<std::string>());
+    if (severities)
+      (*severities)[{x["location"]["line"].get<int>(), x["ruleId"].get<std::string>()}].insert(x["severity"].get<std::string>());
+  }
   EXPECT_TRUE(j["files"][0]["errors"].empty()) << j["files"][0]["errors"].dump();
   return f;
 }
@@ -52,7 +57,15 @@ TEST_P(Fixture, FindingsMatchAnnotations) {
   std::string path = std::string(GPUOPT_SOURCE_DIR) + "/tests/fixtures/" + name;
   auto r = runLint(std::string(toolkit ? "--cuda-path /usr/local/cuda" : "--no-cuda") + " --no-group --format json '" + path + "'");
   ASSERT_TRUE(r.rc == 0 || r.rc == 1) << r.out << r.err;
-  Findings want = expected(path), got = actual(r.out);
+  std::map<std::pair<int, std::string>, std::set<std::string>> severities;
+  Findings want = expected(path), got = actual(r.out, &severities);
+  // `expect: rule(severity)`: every finding of that rule on that line has that severity.
+  for (const auto& [line, rule, severity] : expectAnnotationsWithSeverity(readFile(path))) {
+    if (severity.empty()) continue;
+    auto it = severities.find({line, rule});
+    if (it == severities.end()) continue;  // reported as missing below
+    EXPECT_EQ(it->second, std::set<std::string>{severity}) << name << ": line " << line << " " << rule;
+  }
   Findings missing, unexpected;
   std::set_difference(want.begin(), want.end(), got.begin(), got.end(), std::inserter(missing, missing.end()));
   std::set_difference(got.begin(), got.end(), want.begin(), want.end(), std::inserter(unexpected, unexpected.end()));

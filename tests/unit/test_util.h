@@ -9,6 +9,7 @@
 #include <sstream>
 #include <regex>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -62,21 +63,33 @@ inline std::string tempDir(const std::string& name) {
   return d.string();
 }
 
-// The "// expect: rule-id[, rule-id]" annotations of a source text: (line, rule) pairs.
-inline std::vector<std::pair<int, std::string>> expectAnnotations(const std::string& text) {
-  std::vector<std::pair<int, std::string>> out;
+// The "// expect: rule-id[, rule-id]" annotations of a source text: (line, rule) pairs. A rule id
+// may carry the severity the finding must have: `expect: missing-syncthreads(warning)`.
+inline std::vector<std::tuple<int, std::string, std::string>> expectAnnotationsWithSeverity(const std::string& text) {
+  std::vector<std::tuple<int, std::string, std::string>> out;
   std::istringstream in(text);
   std::string line;
-  static const std::regex re(R"(expect: ([a-z-]+(\s*,\s*[a-z-]+)*))");
+  static const std::regex re(R"(expect: ([a-z-]+(?:\([a-z]+\))?(\s*,\s*[a-z-]+(?:\([a-z]+\))?)*))");
   for (int n = 1; std::getline(in, line); ++n) {
     std::smatch m;
     if (!std::regex_search(line, m, re)) continue;
     std::stringstream ids(m[1].str());
     for (std::string id; std::getline(ids, id, ',');) {
       id.erase(0, id.find_first_not_of(' '));
-      out.emplace_back(n, id);
+      std::string severity;
+      if (size_t p = id.find('('); p != std::string::npos) {
+        severity = id.substr(p + 1, id.size() - p - 2);
+        id.erase(p);
+      }
+      out.emplace_back(n, id, severity);
     }
   }
+  return out;
+}
+
+inline std::vector<std::pair<int, std::string>> expectAnnotations(const std::string& text) {
+  std::vector<std::pair<int, std::string>> out;
+  for (const auto& [line, rule, severity] : expectAnnotationsWithSeverity(text)) out.emplace_back(line, rule);
   return out;
 }
 

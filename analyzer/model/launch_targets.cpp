@@ -1,0 +1,122 @@
+// Values of host expressions around a launch (launch_eval.h), continued: which kernels a callee
+// expression names and whether a condition the constants decide keeps a launch from running.
+#include "analyzer/model/launch_eval.h"
+
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/ParentMapContext.h>
+#include <clang/AST/StmtCXX.h>
+
+#include <algorithm>
+
+#include "analyzer/model/ast_util.h"
+
+namespace gpuopt {
+std::vector<const clang::FunctionDecl*> HostValues::kernels(const clang::Expr* callee, const Env& env) {
+  std::vector<const clang::FunctionDecl*> out;
+  kernelsAt(callee, env, 0, out);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+void HostValues::kernelsAt(const clang::Expr* e, const Env& env, int depth, std::vector<const clang::FunctionDecl*>& out) {
+  if (!e || depth > kMaxDepth) return;
+  e = strip(e)->IgnoreParenImpCasts();
+  if (auto* c = llvm::dyn_cast<clang::ExplicitCastExpr>(e)) return kernelsAt(c->getSubExpr(), env, depth + 1, out);
+  if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u && (u->getOpcode() == clang::UO_AddrOf || u->getOpcode() == clang::UO_Deref))
+    return kernelsAt(u->getSubExpr(), env, depth + 1, out);
+  if (auto* co = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
+    auto c = integerAt(co->getCond(), env, depth + 1);
+    if (!c || *c) kernelsAt(co->getTrueExpr(), env, depth + 1, out);
+    if (!c || !*c) kernelsAt(co->getFalseExpr(), env, depth + 1, out);
+    return;
+  }
+  if (auto* me = llvm::dyn_cast<clang::MemberExpr>(e)) {
+    if (auto b = memberValue(me->getBase(), me->getMemberDecl()->getNameAsString(), me, env, depth + 1))
+      kernelsAt(b->e, b->env, depth + 1, out);
+    return;
+  }
+  if (auto* call = llvm::dyn_cast<clang::CallExpr>(e)) {
+    if (auto b = returnedValue(call, env)) kernelsAt(b->e, b->env, depth + 1, out);
+    return;
+  }
+  auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e);
+  if (!dre) return;
+  if (auto* fd = llvm::dyn_cast<clang::FunctionDecl>(dre->getDecl())) {
+    if (fd->hasAttr<clang::CUDAGlobalAttr>()) out.push_back(fd);
+    return;
+  }
+  auto* v = llvm::dyn_cast<clang::VarDecl>(dre->getDecl());
+  if (!v) return;
+  if (!v->hasLocalStorage() && !llvm::isa<clang::ParmVarDecl>(v)) {
+    auto it = globalSets_.find(v->getCanonicalDecl());
+    if (it != globalSets_.end())
+      for (const auto& [m, value] : it->second)
+        if (m.empty() && value) kernelsAt(value, {}, depth + 1, out);
+    if (v->getInit()) kernelsAt(v->getInit(), {}, depth + 1, out);
+    return;
+  }
+  if (auto b = variableValue(v, dre, env)) return kernelsAt(b->e, b->env, depth + 1, out);
+  // A generic lambda called with several kernels of one type (`go(k1); go(k2);`): each of them.
+  if (auto* p = llvm::dyn_cast<clang::ParmVarDecl>(v))
+    for (const Bound& b : lambdaArguments(p, env)) kernelsAt(b.e, b.env, depth + 1, out);
+}
+
+bool HostValues::dead(const clang::Stmt* s, const Env& env) {
+  std::vector<const clang::Stmt*> chain{s};  // from `s` outwards
+  clang::DynTypedNodeList ps = ctx_.getParents(*s);
+  for (int hops = 0; hops < 256 && !ps.empty(); ++hops) {
+    const clang::Stmt* p = ps[0].get<clang::Stmt>();
+    if (!p) {
+      // Through a declaration (`auto x = c ? k1 : k2;`): keep climbing until the function.
+      if (ps[0].get<clang::FunctionDecl>() || ps[0].get<clang::LambdaExpr>()) return false;
+      ps = ctx_.getParents(ps[0]);
+      continue;
+    }
+    if (llvm::isa<clang::LambdaExpr>(p)) return false;
+    const clang::Stmt* prev = chain.back();
+    if (auto* is = llvm::dyn_cast<clang::IfStmt>(p); is && !is->getInit() && !is->getConditionVariable()) {
+      if (prev == is->getThen() || prev == is->getElse()) {
+        auto c = integerAt(is->getCond(), env, 0);
+        if (c && ((prev == is->getThen()) != (*c != 0))) return true;
+      }
+    } else if (auto* co = llvm::dyn_cast<clang::ConditionalOperator>(p)) {
+      if (prev == co->getTrueExpr() || prev == co->getFalseExpr()) {
+        auto c = integerAt(co->getCond(), env, 0);
+        if (c && ((prev == co->getTrueExpr()) != (*c != 0))) return true;
+      }
+    } else if (auto* ss = llvm::dyn_cast<clang::SwitchStmt>(p); ss && !ss->getInit() && !ss->getConditionVariable() && chain.size() >= 2) {
+      // The case labels that reach the item of the switch's body holding `s`: its own and those
+      // above it that fall through to it (no break between).
+      auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(ss->getBody());
+      auto c = body && prev == body ? integerAt(ss->getCond(), env, 0) : std::nullopt;
+      if (c) {
+        std::vector<const clang::Stmt*> items(body->body_begin(), body->body_end());
+        auto at = std::find(items.begin(), items.end(), chain[chain.size() - 2]);
+        if (at != items.end()) {
+          bool reached = false, labelled = false;
+          for (auto it = at + 1; it != items.begin() && !reached;) {
+            --it;
+            const clang::Stmt* st = *it;
+            if (it != at && llvm::isa<clang::BreakStmt, clang::ReturnStmt, clang::ContinueStmt>(st)) break;
+            while (auto* sc = llvm::dyn_cast<clang::SwitchCase>(st)) {
+              labelled = true;
+              if (llvm::isa<clang::DefaultStmt>(sc)) reached = true;
+              else if (auto* cs = llvm::dyn_cast<clang::CaseStmt>(sc)) {
+                clang::Expr::EvalResult r;
+                if (!cs->getLHS()->EvaluateAsInt(r, ctx_) || r.Val.getInt().getExtValue() == *c) reached = true;
+              }
+              st = sc->getSubStmt();
+            }
+          }
+          if (labelled && !reached) return true;
+        }
+      }
+    }
+    chain.push_back(p);
+    ps = ctx_.getParents(*p);
+  }
+  return false;
+}
+
+}  // namespace gpuopt
