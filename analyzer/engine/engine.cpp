@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <filesystem>
 #include <fmt/format.h>
@@ -23,6 +24,7 @@
 #include <tuple>
 
 #include "analyzer/model/kernel_model.h"
+#include "analyzer/frontend/crash_guard.h"
 #include "analyzer/frontend/preamble.h"
 #include "analyzer/rule/rule.h"
 #include "analyzer/rule/rule_context.h"
@@ -163,6 +165,8 @@ struct ParseResult {
   std::vector<std::pair<std::string, bool>> filesRead;  // real files the parse read, and whether each is a
                                                        // system header (the result cache's dependencies)
   std::optional<Preamble> preamble;      // the precompiled preamble it used
+  std::map<std::string, std::string> sourceHashes;  // FileResult::sourceHashes
+  std::string crash;                     // Clang crashed (runCrashIsolated): why; the counts say "worst"
 };
 
 // A hint for errors that old code meets with a current toolkit.
@@ -336,6 +340,7 @@ class LintConsumer : public clang::ASTConsumer {
     out_.phaseMs["error scan"] += msSince(tTaint);
     rc.finishInstantiations();
     out_.diags = std::move(rc.diagnostics());
+    out_.sourceHashes = fixedFileHashes(sm, files, out_.diags);
     out_.analysisMs = msSince(t0);
   }
 
@@ -656,7 +661,7 @@ struct Parser {
       if (pre && pre->built) preambleBuilt = true;
     }
     ParseResult res = runOnce(file, cmd, layoutDirs, target, targetName, pre ? &*pre : nullptr);
-    if (pre && !res.consumed) {
+    if (pre && !res.consumed && res.crash.empty()) {
       // The PCH could not be loaded (changed under us, or rejected): parse without it.
       preLog.push_back(file + ": the preamble " + pre->pchPath + " could not be used; parsed without it");
       pre.reset();
@@ -688,7 +693,15 @@ struct Parser {
     LintActionFactory factory([&] { return std::make_unique<LintAction>(res, opts, rules, fs, errs, layoutDirs); }, pre);
     clang::tooling::ToolInvocation inv(cmd.args, &factory, files.get(), std::make_shared<clang::PCHContainerOperations>());
     inv.setDiagnosticConsumer(&errs);
-    bool ok = inv.run();
+    bool ok = false;
+    if (auto crash = runCrashIsolated([&] { ok = inv.run(); })) {
+      // Worse than any parse that ran (fewest errors wins), so never kept over one.
+      ParseResult crashed;
+      crashed.ran = true;
+      crashed.rawErrors = crashed.errorsInTarget = std::numeric_limits<size_t>::max();
+      crashed.crash = *crash;
+      return crashed;
+    }
     if (!ok && errs.errors.empty() && res.rawErrors == 0) {
       res.rawErrors = 1;  // the driver rejected the command
       res.errorTexts.push_back("error: the compiler driver rejected the command; try --verbose");
@@ -767,6 +780,10 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
 
   ParseResult best = parser.run(file, pc, layout);
   note(best);
+  if (!best.crash.empty()) {
+    fa.result.errors.push_back({file, best.crash});  // not stored: the next run tries again
+    return fa;
+  }
   if (best.rawErrors && !pc.bundledCuda) {
     // Host code that calls host-only overloads (e.g. max(float, float) from the toolkit's host
     // math) does not compile device side: a host-side parse may do better.
@@ -843,6 +860,7 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
   fa.kernels = best.kernels;
   fa.result.kernels = static_cast<int>(best.kernels);
   fa.result.includer = usedIncluder;
+  fa.result.sourceHashes = best.sourceHashes;
   fa.log.insert(fa.log.end(), best.log.begin(), best.log.end());
   for (const auto& s : best.skipped)
     fa.log.push_back(fmt::format("{}:{}: kernel {} not analysed: {}", s.where.begin.file, s.where.begin.line, s.name, s.reason));

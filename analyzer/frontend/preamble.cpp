@@ -1,4 +1,6 @@
 #include "analyzer/frontend/preamble.h"
+#include "analyzer/frontend/crash_guard.h"
+#include "analyzer/report/safe_write.h"
 
 #include <clang/Basic/SourceManager.h>
 #include <clang/Frontend/CompilerInstance.h>
@@ -253,6 +255,8 @@ std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vect
   // Build it: the parse command with the preamble header as the input.
   auto t0 = Clock::now();
   fs::create_directories(dir, ec);
+  // What killed runs left (up to the size of a PCH each).
+  removeDeadTemporaries(dir.string(), "");
   std::ostringstream tmpName;
   tmpName << p.pchPath << ".tmp." << ::getpid() << "." << std::this_thread::get_id();
   std::string tmp = tmpName.str();
@@ -272,7 +276,12 @@ std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vect
   ErrorCounter counter(info);
   clang::tooling::ToolInvocation inv(args, &factory, files.get(), std::make_shared<clang::PCHContainerOperations>());
   inv.setDiagnosticConsumer(&counter);
-  bool ok = inv.run();
+  bool ok = false;
+  if (auto crash = runCrashIsolated([&] { ok = inv.run(); })) {
+    ok = false;
+    info.errors = std::max(info.errors, 1u);
+    info.firstError = *crash;
+  }
   Manifest m;
   if (!ok || info.errors) {
     m.reason = info.errors ? "error in the preamble: " + info.firstError : "the preamble could not be built";
@@ -297,7 +306,10 @@ std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vect
     stored = !ec;
   }
   fs::remove(tmp, ec);
-  if (stored) writeFileAtomically(manifestPath, j.dump());
+  // Clang's own temporary file (TMP-XXXXXXXX...) stays when writing failed (a full disk).
+  removeDeadTemporaries(dir.string(), key + ".pch", /*includeOwn=*/true);
+  // The reason may quote source bytes that are not UTF-8.
+  if (stored) writeFileAtomically(manifestPath, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   if (log)
     log->push_back(fmt::format("preamble {} ({} leading includes): built in {:.0f} ms{}", p.pchPath, includes.size(), ms,
