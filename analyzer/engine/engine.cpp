@@ -169,6 +169,13 @@ struct ParseResult {
   std::string crash;                     // Clang crashed (runCrashIsolated): why; the counts say "worst"
 };
 
+// The note on the findings of a kernel whose walk the work bound cut (KernelModel::loopCuts).
+std::string cutNote(const KernelModel& m) {
+  return fmt::format("the analysis of this kernel was cut by its work bound (too many loop iterations in all): this loop{} "
+                     "walked one iteration only, and what the iterations not walked compute is a guess",
+                     m.loopCuts() > 1 ? fmt::format(" and {} later ones", m.loopCuts() - 1) : "");
+}
+
 // A hint for errors that old code meets with a current toolkit.
 std::string hintFor(const std::string& msg) {
   if (msg.find("in 'cudaDeviceProp'") != std::string::npos)
@@ -315,11 +322,14 @@ class LintConsumer : public clang::ASTConsumer {
         if (vi == 0 && model->blockAssumed() && !opts_.model.blockDimGiven && !launches.unreadable(k)) ++out_.assumedKernels;
         // (The log is kept whatever --verbose says: it is stored with the result, and --verbose is
         // not part of the result cache's key.)
-        out_.log.push_back(fmt::format("{}: kernel {}: block {}x{}x{} ({}), {} accesses, {} branches, {} barriers{}",
+        out_.log.push_back(fmt::format("{}: kernel {}: block {}x{}x{} ({}), {} accesses, {} branches, {} barriers{}{}",
                                          rc.span(k->getLocation()).begin.file, k->getQualifiedNameAsString(), model->blockX(),
                                          model->blockY(), model->blockZ(), model->blockSource(), model->accesses().size(),
                                          model->branches().size(), model->barriers().size(),
-                                         model->truncated() ? " (evaluation truncated)" : ""));
+                                         model->truncated() ? " (evaluation truncated)" : "",
+                                         model->loopCuts() ? fmt::format(" ({} loops cut by the work bound, the first at line {})",
+                                                                         model->loopCuts(), rc.span(model->firstLoopCut()).begin.line)
+                                                           : ""));
         if (std::getenv("GPUOPT_LINT_DEBUG")) dumpModel(*model, rc);
         std::string inst, group;
         if (k->getTemplateSpecializationArgs()) {
@@ -328,8 +338,12 @@ class LintConsumer : public clang::ASTConsumer {
           if (const auto* pt = k->getPrimaryTemplate()) group = fmt::format("{}", static_cast<const void*>(pt->getCanonicalDecl()));
         }
         rc.setFunction(k->getQualifiedNameAsString(), inst, group);
+        const size_t before = rc.diagnostics().size();
         for (const auto& r : rules_)
           if (enabled(*r)) timed(std::string(r->info().id), [&] { r->checkKernel(*model, rc); });
+        if (model->loopCuts())  // the work bound cut the walk: its findings say so
+          for (size_t i = before; i < rc.diagnostics().size(); ++i)
+            rc.diagnostics()[i].notes.push_back({rc.span(model->firstLoopCut()), cutNote(*model)});
         rc.setFunction({});
       }
       rc.setLaunchVariant({});

@@ -87,6 +87,9 @@ class KernelModel {
   const std::vector<Branch>& branches() const { return branches_; }
   const std::vector<Barrier>& barriers() const { return barriers_; }
   bool truncated() const { return truncated_; }
+  // Loops cut by the work bound (model_detail::kMaxLoopWalks): how many, and the first one.
+  unsigned loopCuts() const { return loopCuts_; }
+  clang::SourceLocation firstLoopCut() const { return firstLoopCut_; }
 
   // Thread coordinates.
   unsigned tx(unsigned t) const { return t % bx_; }
@@ -117,6 +120,8 @@ class KernelModel {
   std::vector<Branch> branches_;
   std::vector<Barrier> barriers_;
   bool truncated_ = false;
+  unsigned loopCuts_ = 0;
+  clang::SourceLocation firstLoopCut_;
   std::string outOfBounds_;  // an array indexed past its declared size (name), if any
   clang::SourceRange blockRange_;
   unsigned gridBlocks_ = 0;

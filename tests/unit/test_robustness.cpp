@@ -219,3 +219,57 @@ TEST(Robustness, StaleTemporaryEntriesOfKilledRunsAreRemoved) {
   EXPECT_FALSE(fs::exists(stale));
   fs::remove_all(d);
 }
+
+namespace {
+// `depth` nested loops of `trips` iterations each around a strided store (uncoalesced-access).
+std::string nestedLoops(const std::string& name, unsigned depth, unsigned trips) {
+  std::string s = "__global__ void " + name + "(float* o, const float* a) {\n";
+  for (unsigned i = 0; i < depth; ++i)
+    s += "for (int i" + std::to_string(i) + " = 0; i" + std::to_string(i) + " < " + std::to_string(trips) + "; ++i" +
+         std::to_string(i) + ") {\n";
+  s += "o[32 * threadIdx.x] += a[threadIdx.x];\n";
+  return s + std::string(depth, '}') + "\n}\n";
+}
+// The accesses the verbose log gives a kernel ("kernel NAME: block ..., N accesses").
+long accessesOf(const std::string& log, const std::string& kernel) {
+  auto at = log.find("kernel " + kernel + ": block ");
+  if (at == std::string::npos) return -1;
+  auto comma = log.find(", ", at);
+  return std::stol(log.substr(comma + 2));
+}
+}  // namespace
+
+TEST(Robustness, NestedLoopsAreBoundedAndTheCutIsSaid) {
+  std::string d = tempDir("nested-loops");
+  // 14 nested 2-trip loops: 2^14 walks of the body without a bound (49,152 accesses, tens of
+  // seconds a kernel); 3 nested 4-trip loops: 64 walks, well inside it.
+  writeFile(d + "/deep.cu", nestedLoops("deep1", 14, 2) + nestedLoops("deep2", 14, 2));
+  writeFile(d + "/small.cu", nestedLoops("small", 3, 4));
+  auto r = runLint("--no-cache --no-cuda --verbose --format json deep.cu small.cu", d);
+  ASSERT_EQ(r.rc, 1) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["files"].size(), 2u);
+  for (const char* k : {"deep1", "deep2"}) {
+    long n = accessesOf(r.err, k);
+    EXPECT_GT(n, 0) << r.err;
+    EXPECT_LT(n, 4096 * 3) << k << ": the walk was not bounded\n" << r.err;
+    EXPECT_NE(r.err.find(std::string("kernel ") + k + ": block 256x1x1 (assumed)"), std::string::npos);
+  }
+  EXPECT_NE(r.err.find("loops cut by the work bound, the first at line"), std::string::npos) << r.err;
+  // The findings in a cut kernel are still made (the load and the store of `+=`), and say the
+  // analysis was cut.
+  const auto& deep = j["files"][0]["findings"];
+  ASSERT_EQ(deep.size(), 4u) << r.out;
+  for (const auto& f : deep) {
+    EXPECT_EQ(f["ruleId"], "uncoalesced-access");
+    ASSERT_FALSE(f["notes"].empty()) << f.dump();
+    EXPECT_NE(f["notes"].back()["message"].get<std::string>().find("cut by its work bound"), std::string::npos) << f.dump();
+  }
+  // The quiet twin: walked in full (64 walks of the body, 3 accesses each: `o` loaded and stored,
+  // `a` loaded), no note.
+  EXPECT_EQ(accessesOf(r.err, "small"), 192) << r.err;
+  const auto& small = j["files"][1]["findings"];
+  ASSERT_EQ(small.size(), 2u) << r.out;
+  EXPECT_EQ(small.dump().find("work bound"), std::string::npos) << small.dump();
+  fs::remove_all(d);
+}
