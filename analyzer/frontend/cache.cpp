@@ -135,6 +135,20 @@ bool writeFileAtomically(const std::string& path, std::string_view text) {
   return true;
 }
 
+std::string withChecksum(std::string_view magic, std::string_view body) {
+  return std::string(magic) + " " + hashText(body) + "\n" + std::string(body);
+}
+
+std::optional<std::string_view> checkedBody(std::string_view magic, std::string_view text) {
+  if (text.size() <= magic.size() || text.substr(0, magic.size()) != magic || text[magic.size()] != ' ')
+    return std::nullopt;
+  size_t nl = text.find('\n');
+  if (nl == std::string_view::npos) return std::nullopt;
+  std::string_view body = text.substr(nl + 1);
+  if (text.substr(magic.size() + 1, nl - magic.size() - 1) != hashText(body)) return std::nullopt;
+  return body;
+}
+
 static std::optional<std::string> readWhole(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
@@ -338,17 +352,14 @@ std::string fileResultToJson(const FileResult& r) {
   return resultJson(r).dump(1, ' ', false, json::error_handler_t::replace);
 }
 
-// An entry is "gpuopt-lint-result <checksum>\n" followed by its JSON; the checksum is the BLAKE3 of
-// the JSON text. A flipped bit, a truncated or emptied entry, an edit: a miss, never findings.
-static constexpr std::string_view kEntryMagic = "gpuopt-lint-result ";
+// An entry is "gpuopt-lint-result <checksum>\n" followed by its JSON (withChecksum): a flipped
+// bit, a truncated or emptied entry, an edit: a miss, never findings.
+static constexpr std::string_view kEntryMagic = "gpuopt-lint-result";
 
 std::optional<StoredResult> parseResultEntry(std::string_view text, const std::string& key) {
-  if (text.substr(0, kEntryMagic.size()) != kEntryMagic) return std::nullopt;
-  size_t nl = text.find('\n');
-  if (nl == std::string_view::npos) return std::nullopt;
-  std::string_view sum = text.substr(kEntryMagic.size(), nl - kEntryMagic.size());
-  std::string_view body = text.substr(nl + 1);
-  if (sum != hashText(body)) return std::nullopt;
+  auto checked = checkedBody(kEntryMagic, text);
+  if (!checked) return std::nullopt;
+  std::string_view body = *checked;
   try {
     json j = json::parse(body);
     if (j.at("key").get<std::string>() != key) return std::nullopt;
@@ -384,7 +395,7 @@ std::string resultEntryText(const std::string& key, const std::vector<FileStamp>
   } catch (const std::exception&) {
     return {};  // text that is not UTF-8 (a message quoting the source): not stored
   }
-  return std::string(kEntryMagic) + hashText(body) + "\n" + body;
+  return withChecksum(kEntryMagic, body);
 }
 
 std::optional<CachedAnalysis> loadCachedResult(const std::string& cacheDir, const std::string& file,

@@ -38,6 +38,12 @@ std::string toolIdentityOf(const std::string& exe);
 // Hex BLAKE3 of a text (cache keys, file names).
 std::string hashText(std::string_view text);
 
+// A stored text with its checksum: "MAGIC <BLAKE3 of BODY>\nBODY" (result entries, preamble
+// manifests). checkedBody returns BODY only when the text is intact: a flipped bit, a truncated or
+// edited text, another magic give nullopt (a cache miss, never a lie).
+std::string withChecksum(std::string_view magic, std::string_view body);
+std::optional<std::string_view> checkedBody(std::string_view magic, std::string_view text);
+
 // Writes `text` to `path` through a temporary file in the same folder and a rename. False on error.
 bool writeFileAtomically(const std::string& path, std::string_view text);
 

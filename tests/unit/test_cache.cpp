@@ -184,14 +184,41 @@ TEST(Cache, AStaleOrDamagedPreambleIsRebuiltNotTrusted) {
   RunResult stale = runLint(args);
   EXPECT_EQ(stale.out, bare.out);
   EXPECT_NE(stale.err.find(": built in"), std::string::npos) << "a stale preamble was used:\n" << stale.err;
-  // A truncated PCH with an intact manifest: not loadable, so the file is parsed without it.
+  // A truncated PCH, or one with a flipped bit, with an intact manifest: its checksum differs, so it
+  // is built again (issue 33: a flipped bit could change what the headers declare; a truncated
+  // one was parsed without, and the next run tried it again).
+  for (int damage = 0; damage < 2; ++damage) {
+    for (auto& e : fs::directory_iterator(pre))
+      if (e.path().extension() == ".pch") {
+        if (damage == 0) {
+          fs::resize_file(e.path(), 4096);
+        } else {
+          std::string bytes = readFile(e.path().string());
+          bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x10);
+          writeFile(e.path().string(), bytes);
+        }
+      }
+    fs::remove_all(fs::path(cache) / "v1" / "results");
+    RunResult damaged = runLint(args);
+    EXPECT_EQ(damaged.out, bare.out);
+    EXPECT_EQ(damaged.rc, bare.rc);
+    EXPECT_NE(damaged.err.find("damaged (its checksum differs); built again"), std::string::npos) << damaged.err;
+    EXPECT_NE(damaged.err.find(": built in"), std::string::npos) << damaged.err;
+  }
+  // A manifest with a flipped bit that leaves it valid JSON ("cstdio" becomes "bstdio" in its list
+  // of includes): a miss, built again.
   for (auto& e : fs::directory_iterator(pre))
-    if (e.path().extension() == ".pch") fs::resize_file(e.path(), 4096);
+    if (e.path().extension() == ".json") {
+      std::string text = readFile(e.path().string());
+      size_t at = text.find("\"cstdio\"");
+      ASSERT_NE(at, std::string::npos) << text;
+      text[at + 1] = static_cast<char>(text[at + 1] ^ 0x01);
+      writeFile(e.path().string(), text);
+    }
   fs::remove_all(fs::path(cache) / "v1" / "results");
-  RunResult truncated = runLint(args);
-  EXPECT_EQ(truncated.out, bare.out);
-  EXPECT_EQ(truncated.rc, bare.rc);
-  EXPECT_NE(truncated.err.find("could not be used; parsed without it"), std::string::npos) << truncated.err;
+  RunResult flipped = runLint(args);
+  EXPECT_EQ(flipped.out, bare.out);
+  EXPECT_NE(flipped.err.find(": built in"), std::string::npos) << "a damaged manifest was trusted:\n" << flipped.err;
   fs::remove_all(dir);
 }
 
