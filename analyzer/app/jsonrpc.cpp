@@ -235,15 +235,17 @@ size_t offsetOfPosition(const std::string& text, unsigned line, unsigned charact
 }  // namespace
 
 bool applyContentChange(std::string& text, const nlohmann::json& change, Encoding enc) {
-  if (!change.is_object() || !change.contains("text") || !change["text"].is_string()) return false;
+  if (!change.is_object() || !change.contains("text") || !change.at("text").is_string()) return false;
   if (!change.contains("range")) {
     text = change["text"].get<std::string>();
     return true;
   }
   try {
-    const auto& r = change["range"];
-    size_t b = offsetOfPosition(text, r["start"]["line"].get<unsigned>(), r["start"]["character"].get<unsigned>(), enc);
-    size_t e = offsetOfPosition(text, r["end"]["line"].get<unsigned>(), r["end"]["character"].get<unsigned>(), enc);
+    // at(), never a const operator[] (on a missing key or a value that is not an object it reads
+    // out of bounds: found by fuzz_jsonrpc).
+    const auto& r = change.at("range");
+    size_t b = offsetOfPosition(text, r.at("start").at("line").get<unsigned>(), r.at("start").at("character").get<unsigned>(), enc);
+    size_t e = offsetOfPosition(text, r.at("end").at("line").get<unsigned>(), r.at("end").at("character").get<unsigned>(), enc);
     if (e < b) return false;
     text.replace(b, e - b, change["text"].get<std::string>());
     return true;

@@ -93,6 +93,14 @@ TEST(JsonRpc, ContentChangesFullAndRanged) {
   EXPECT_EQ(text, "new");
   EXPECT_FALSE(lsp::applyContentChange(text, {{"range", 3}}, lsp::Encoding::Utf16));
   EXPECT_EQ(text, "new");
+  // A range without "start" or a position without "line" (issue 33, found by fuzz_jsonrpc: a
+  // const operator[] read past the object): refused, the text unchanged.
+  const nlohmann::json noStart = {{"range", {{"end", {{"line", 0}, {"character", 1}}}}}, {"text", "x"}};
+  EXPECT_FALSE(lsp::applyContentChange(text, noStart, lsp::Encoding::Utf16));
+  const nlohmann::json noLine = {{"range", {{"start", {{"character", 0}}}, {"end", {{"line", 0}, {"character", 1}}}}},
+                                 {"text", "x"}};
+  EXPECT_FALSE(lsp::applyContentChange(text, noLine, lsp::Encoding::Utf16));
+  EXPECT_EQ(text, "new");
 }
 
 TEST(Cli, OtherLintersFlagsAndAliases) {
