@@ -4,7 +4,7 @@
 // first run (building the precompiled preamble in an empty cache), a first run with a warm
 // preamble, and the whole `gpuopt-lint` process on an unchanged file (result cache).
 // Targets: warm <= 0.5x bare, cold <= 2x bare, unchanged <= 0.05 s.
-//   gpuopt-bench [--kernels N] [--reps R] [--no-cuda] [--no-cache-bench] FILE...
+//   gpuopt-bench [--kernels N] [--reps R] [--no-cuda] [--no-cache-bench] FILE... [-- COMPILER-ARGS]
 #include <fmt/format.h>
 #include <llvm/ADT/StringRef.h>
 
@@ -71,7 +71,7 @@ static std::string generated(unsigned kernels) {
 }
 
 int main(int argc, char** argv) {
-  std::vector<std::string> files;
+  std::vector<std::string> files, extra;
   unsigned kernels = 200, reps = 3;
   bool noCuda = false, cacheBench = true;
   std::string only;  // --rules a,b: only these rules (to compare with a binary that had fewer)
@@ -82,7 +82,9 @@ int main(int argc, char** argv) {
     else if (a == "--no-cuda") noCuda = true;
     else if (a == "--no-cache-bench") cacheBench = false;
     else if (a == "--rules" && i + 1 < argc) only = argv[++i];
-    else files.push_back(a);
+    else if (a == "--") {  // compiler arguments for every file, as gpuopt-lint takes them
+      for (++i; i < argc; ++i) extra.push_back(argv[i]);
+    } else files.push_back(a);
   }
   auto dir = std::filesystem::temp_directory_path() / "gpuopt-bench";
   std::filesystem::create_directories(dir);
@@ -92,6 +94,9 @@ int main(int argc, char** argv) {
 
   AnalysisOptions opts;
   opts.frontend.noCuda = noCuda;
+  opts.frontend.extraArgs = extra;
+  std::string extraWords;
+  for (const auto& e : extra) extraWords += " '" + e + "'";
   std::string err;
   std::string res = findResourceDir(opts.frontend, err);
   if (res.empty()) {
@@ -200,8 +205,8 @@ int main(int argc, char** argv) {
       same = same && fileResultToJson(hit.result) == fileResultToJson(ref.result);
     }
     double unchanged = 1e30;
-    std::string cmd = fmt::format("'{}' -q --cache-dir '{}' --cuda-path '{}' '{}' >/dev/null 2>&1", GPUOPT_LINT_BIN,
-                                  root.string(), cuda, f);
+    std::string cmd = fmt::format("'{}' -q --cache-dir '{}' --cuda-path '{}' '{}'{} >/dev/null 2>&1", GPUOPT_LINT_BIN,
+                                  root.string(), cuda, f, extra.empty() ? "" : " --" + extraWords);
     std::system(cmd.c_str());  // stores the result
     for (unsigned r = 0; r < reps; ++r) {
       t = Clock::now();

@@ -24,6 +24,8 @@
 #include <thread>
 
 #include "analyzer/app/cli.h"
+#include "analyzer/app/merge_sarif.h"
+#include "analyzer/app/shard.h"
 #include "analyzer/rule/embedded_docs.h"
 #include "analyzer/app/progress.h"
 #include "analyzer/rule/rule_info.h"
@@ -117,6 +119,9 @@ int demo(const CliOptions& o) {
 
 int main(int argc, char** argv) {
   const auto startTime = std::chrono::steady_clock::now();
+#if GPUOPT_HAVE_CLANG
+  if (argc > 1 && std::string_view(argv[1]) == "merge-sarif") return mergeSarifMain(argc, argv, std::cout, std::cerr);
+#endif
   CliOptions o;
   std::string err;
 #if GPUOPT_LAUNCHER
@@ -219,6 +224,18 @@ int main(int argc, char** argv) {
     }
     changed = std::move(cl);
   }
+  // --shard I/N: this job's part of the inputs (analyzer/app/shard.h).
+  bool emptyShard = false;
+  if (!o.shard.empty()) {
+    Shard sh;
+    std::string serr;
+    parseShard(o.shard, sh, serr);  // checked when parsed
+    size_t all = o.files.size();
+    o.files = selectShard(o.files, o.frontend.compileCommandsDir.empty() ? cwd : o.frontend.compileCommandsDir, sh);
+    emptyShard = o.files.empty() && all > 0;
+    if (o.frontend.verbose || emptyShard)
+      std::cerr << fmt::format("gpuopt-lint: shard {}: {} of {} input{}\n", o.shard, o.files.size(), all, all == 1 ? "" : "s");
+  }
   Baseline baseline;
   if (!o.baseline.empty()) {
     std::string berr;
@@ -284,7 +301,7 @@ int main(int argc, char** argv) {
     std::cout << dumpConfig(r);
     return 0;
   }
-  if (o.files.empty()) {
+  if (o.files.empty() && !emptyShard) {
     std::cerr << "gpuopt-lint: error: no input files\nRun 'gpuopt-lint --help' for usage.\n";
     return 2;
   }

@@ -1,4 +1,5 @@
 #include "analyzer/app/cli.h"
+#include "analyzer/app/shard.h"
 
 #include <regex>
 #include <thread>
@@ -30,11 +31,13 @@ std::string usageText() {
   return R"(Usage: gpuopt-lint [options] FILE... [-- COMPILER-ARGS]
   or:  gpuopt-lint lsp [options]      (language server on stdin/stdout; also --lsp)
   or:  gpuopt-lint profile [options] [FILE...] -- COMMAND [ARGS...]   (see gpuopt-lint profile --help)
+  or:  gpuopt-lint merge-sarif [-o OUT] FILE...   (one SARIF report from the reports of several --shard runs)
 
 )" + ruleListText() + R"(
 Input and compiler:
   -p DIR                  read compile flags from DIR/compile_commands.json (default: found upward)
-  -- ARGS                 extra compiler arguments (e.g. -DTILE=32 -Iinclude)
+  -- ARGS                 extra compiler arguments, read as nvcc reads them (e.g. -DTILE=32 -Iinclude
+                          -Xcompiler -fopenmp; Clang's own options pass through)
   --cuda-path DIR         CUDA toolkit (default: $CUDA_PATH, nvcc on PATH, /usr/local/cuda)
   --no-cuda               parse with the bundled CUDA declarations even if a toolkit exists
   --gpu-arch sm_XX        GPU architecture to parse for (default sm_90)
@@ -57,6 +60,11 @@ Rules:
   --no-config             ignore .gpuopt-lint.yaml files
   --dump-config           print the effective configuration (for the first file) and exit
   --fail-on LEVEL         note|warning|error: lowest severity that makes the exit status 1
+
+Large projects:
+  --shard I/N             lint only the I-th of N parts of the inputs (1 <= I <= N; a file's part is
+                          fixed by its path, so it stays on one CI job between runs); combine the
+                          parts' SARIF with 'gpuopt-lint merge-sarif'
 
 Only new findings:
   --baseline FILE         do not report the findings FILE lists (written by --write-baseline; matched
@@ -101,8 +109,9 @@ Measured proofs (needs a CUDA GPU):
 
 With -p DIR and no FILE, every CUDA translation unit of DIR/compile_commands.json is linted.
 
-Exit status: 0 no findings, 1 findings (compile errors are findings: compile-error), 2 usage error
-or an input in which nothing could be analysed (no kernel and no function free of compile errors).
+Exit status: 0 no findings, 1 findings (compile errors are findings: compile-error, whatever else
+the file holds), 2 usage error or an input that cannot be reported on (unreadable, not a source
+file, a compile command the compiler driver rejects).
 Exit status of --demo: 0 every fixed variant verified, 1 one computed a wrong result, 2 unknown demo,
 3 no usable GPU or driver (or a build without nvcc), 4 too little device memory.
 Suppress a finding with // NOLINT(rule-id), // NOLINTNEXTLINE(rule-id), NOLINTBEGIN/NOLINTEND.
@@ -216,6 +225,11 @@ bool parseCommandLine(const std::vector<std::string>& args, CliOptions& o, std::
     } else if (a == "--export-fixes") { if (!need(o.exportFixes)) return false; }
     else if (a == "--statistics") { if (!flag()) return false; o.statistics = true; }
     else if (a == "--exit-zero") { if (!flag()) return false; o.exitZero = true; }
+    else if (a == "--shard") {
+      if (!need(o.shard)) return false;
+      Shard sh;
+      if (!parseShard(o.shard, sh, error)) return false;
+    }
     else if (a == "--show-fixes") { if (!flag()) return false; o.showFixes = true; }
     else if (a == "--lsp") { if (!flag()) return false; o.lsp = true; }
     else if (a == "--disable" || a == "--ignore") {

@@ -36,6 +36,7 @@ struct CliOptions {
   std::optional<std::string> headerFilter; // --header-filter REGEX (see AnalysisOptions)
   bool statistics = false;                 // --statistics: count per rule instead of the findings
   bool exitZero = false;                   // --exit-zero: findings do not fail the run
+  std::string shard;                       // --shard I/N (analyzer/app/shard.h), checked when parsed
   bool showFixes = false;                  // --show-fixes: list the mechanical fixes
   bool lsp = false;                        // `gpuopt-lint lsp` / --lsp: language server on stdio
   // Only new findings (analyzer/report/new_findings.h).

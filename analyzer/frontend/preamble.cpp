@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -26,6 +28,15 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 std::vector<std::string> leadingSystemIncludes(const std::string& text) {
+  std::vector<std::string> out;
+  for (const auto& op : leadingIncludes(text)) {
+    if (op.front() != '<') break;
+    out.push_back(op.substr(1, op.size() - 2));
+  }
+  return out;
+}
+
+std::vector<std::string> leadingIncludes(const std::string& text) {
   std::vector<std::string> out;
   size_t i = 0, n = text.size();
   auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
@@ -55,8 +66,9 @@ std::vector<std::string> leadingSystemIncludes(const std::string& text) {
     if (line.compare(k, 7, "include") != 0) return out;
     k += 7;
     while (k < line.size() && blank(line[k])) ++k;
-    if (k >= line.size() || line[k] != '<') return out;
-    size_t close = line.find('>', k + 1);
+    if (k >= line.size() || (line[k] != '<' && line[k] != '"')) return out;
+    char closing = line[k] == '<' ? '>' : '"';
+    size_t close = line.find(closing, k + 1);
     if (close == std::string::npos) return out;
     std::string name = line.substr(k + 1, close - k - 1);
     std::string rest = line.substr(close + 1);
@@ -67,7 +79,8 @@ std::vector<std::string> leadingSystemIncludes(const std::string& text) {
         return out;
     }
     if (name.empty() || name.find_first_of("\"<>") != std::string::npos) return out;
-    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    std::string op = closing == '>' ? "<" + name + ">" : "\"" + name + "\"";
+    if (std::find(out.begin(), out.end(), op) == out.end()) out.push_back(op);
     i = eol;
   }
   return out;
@@ -81,14 +94,16 @@ using Clock = std::chrono::steady_clock;
 struct BuildInfo {
   std::vector<std::string> files;  // real files it read
   std::string nonSystem;           // a header in it that is not a system header, if any
+  std::string unguarded;           // a project header without an include guard or #pragma once
+  std::string kernel;              // a kernel defined in a project header (analysed from the parse)
   unsigned errors = 0;
   std::string firstError;
 };
 
 class CollectingPCHAction : public clang::GeneratePCHAction {
  public:
-  CollectingPCHAction(BuildInfo& info, std::string header, std::vector<std::string> toolkit)
-      : info_(info), header_(std::move(header)), toolkit_(std::move(toolkit)) {}
+  CollectingPCHAction(BuildInfo& info, std::string header, std::string headerText, std::vector<std::string> toolkit)
+      : info_(info), header_(std::move(header)), headerText_(std::move(headerText)), toolkit_(std::move(toolkit)) {}
   void EndSourceFileAction() override {
     const auto& sm = getCompilerInstance().getSourceManager();
     for (unsigned i = 0; i < sm.local_sloc_entry_size(); ++i) {
@@ -101,22 +116,40 @@ class CollectingPCHAction : public clang::GeneratePCHAction {
       if (name == header_ || name.rfind(std::string(kBundledIncludeDir), 0) == 0) continue;
       // The toolkit's own headers count as system headers even through -I (CUDA 13's include/cccl).
       bool toolkit = std::any_of(toolkit_.begin(), toolkit_.end(), [&](const std::string& p) { return name.rfind(p, 0) == 0; });
-      if (!clang::SrcMgr::isSystem(fi.getFileCharacteristic()) && !toolkit && info_.nonSystem.empty()) info_.nonSystem = name;
+      if (!clang::SrcMgr::isSystem(fi.getFileCharacteristic()) && !toolkit) {
+        if (info_.nonSystem.empty()) info_.nonSystem = name;
+        // The file's own include of a header the preamble names is skipped after the PCH only
+        // when it is guarded (the headers those include are re-included, or not, as without it).
+        auto& hs = getCompilerInstance().getPreprocessor().getHeaderSearchInfo();
+        bool named = headerText_.find("#include \"" + name + "\"\n") != std::string::npos;
+        if (named && info_.unguarded.empty() && !hs.isFileMultipleIncludeGuarded(*entry)) info_.unguarded = name;
+      }
       if (std::find(info_.files.begin(), info_.files.end(), name) == info_.files.end()) info_.files.push_back(name);
     }
+    // Kernels of project headers are linted from the parse that includes them: none in the PCH.
+    const auto& ci = getCompilerInstance();
+    if (ci.hasASTContext())
+      for (const auto* d : ci.getASTContext().getTranslationUnitDecl()->decls()) {
+        const auto* f = llvm::dyn_cast<clang::FunctionDecl>(d);
+        if (const auto* ft = llvm::dyn_cast<clang::FunctionTemplateDecl>(d)) f = ft->getTemplatedDecl();
+        if (!f || !f->hasAttr<clang::CUDAGlobalAttr>() || sm.isInSystemHeader(f->getLocation())) continue;
+        info_.kernel = f->getNameAsString() + " (" + std::string(sm.getFilename(sm.getSpellingLoc(f->getLocation()))) + ")";
+        break;
+      }
     clang::GeneratePCHAction::EndSourceFileAction();
   }
 
  private:
   BuildInfo& info_;
-  std::string header_;
+  std::string header_, headerText_;
   std::vector<std::string> toolkit_;
 };
 
 class PCHFactory : public clang::tooling::FrontendActionFactory {
  public:
-  PCHFactory(BuildInfo& info, std::string header, std::string out, std::vector<std::string> toolkit)
-      : info_(info), header_(std::move(header)), out_(std::move(out)), toolkit_(std::move(toolkit)) {}
+  PCHFactory(BuildInfo& info, std::string header, std::string headerText, std::string out, std::vector<std::string> toolkit)
+      : info_(info), header_(std::move(header)), headerText_(std::move(headerText)), out_(std::move(out)),
+        toolkit_(std::move(toolkit)) {}
   bool runInvocation(std::shared_ptr<clang::CompilerInvocation> inv, clang::FileManager* files,
                      std::shared_ptr<clang::PCHContainerOperations> ops, clang::DiagnosticConsumer* dc) override {
     auto& fo = inv->getFrontendOpts();
@@ -127,12 +160,12 @@ class PCHFactory : public clang::tooling::FrontendActionFactory {
     return clang::tooling::FrontendActionFactory::runInvocation(std::move(inv), files, std::move(ops), dc);
   }
   std::unique_ptr<clang::FrontendAction> create() override {
-    return std::make_unique<CollectingPCHAction>(info_, header_, toolkit_);
+    return std::make_unique<CollectingPCHAction>(info_, header_, headerText_, toolkit_);
   }
 
  private:
   BuildInfo& info_;
-  std::string header_, out_;
+  std::string header_, headerText_, out_;
   std::vector<std::string> toolkit_;
 };
 
@@ -250,9 +283,12 @@ void evict(const fs::path& dir, uintmax_t limit) {
 }
 
 // Builds (or finds) the PCH of the forced includes plus `includes`.
+// `includes`: directive operands (`<x.h>`, or `"/abs/path/x.h"` for the project's own headers,
+// which `projectHeaders` allows: guarded, no kernel in them).
 std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vector<std::string>& keyArgs,
                                     const std::vector<std::string>& includes, const MakeParseFS& makeFS,
                                     std::vector<std::string>* log, std::string& whyNot, bool& mayBuild) {
+  const bool projectHeaders = std::any_of(includes.begin(), includes.end(), [](const std::string& i) { return i[0] == '"'; });
   std::error_code ec;
   std::string keyText = toolIdentity() + "\n" + fs::current_path(ec).string() + "\n";
   for (const auto& a : keyArgs) keyText += a + '\0';
@@ -263,7 +299,7 @@ std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vect
   Preamble p;
   p.pchPath = (dir / (key + ".pch")).string();
   p.headerPath = "/gpuopt-lint-preamble/" + key + ".h";
-  for (const auto& i : includes) p.headerText += "#include <" + i + ">\n";
+  for (const auto& i : includes) p.headerText += "#include " + i + "\n";
   p.includes = includes.size();
   std::string manifestPath = (dir / (key + ".json")).string();
 
@@ -305,7 +341,7 @@ std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vect
       toolkit.push_back((fs::path(dir) / "").string());
       toolkit.push_back((fs::weakly_canonical(dir, ec) / "").string());
     }
-  PCHFactory factory(info, p.headerPath, tmp, toolkit);
+  PCHFactory factory(info, p.headerPath, p.headerText, tmp, toolkit);
   ErrorCounter counter(info);
   clang::tooling::ToolInvocation inv(args, &factory, files.get(), std::make_shared<clang::PCHContainerOperations>());
   inv.setDiagnosticConsumer(&counter);
@@ -318,15 +354,21 @@ std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vect
   Manifest m;
   if (!ok || info.errors) {
     m.reason = info.errors ? "error in the preamble: " + info.firstError : "the preamble could not be built";
-  } else if (!info.nonSystem.empty()) {
+  } else if (!info.nonSystem.empty() && !projectHeaders) {
     m.reason = "the preamble would hold " + info.nonSystem + ", which is not a system header";
+  } else if (!info.unguarded.empty()) {
+    m.reason = "the preamble would hold " + info.unguarded + ", which has no include guard or #pragma once";
+  } else if (!info.kernel.empty()) {
+    m.reason = "the preamble would hold the kernel " + info.kernel + " (kernels are analysed from the parse)";
   } else if (!fs::exists(tmp, ec)) {
     m.reason = "the preamble was not written";
   } else {
     m.usable = true;
   }
+  // The toolkit's headers by size and time; the project's by content too (an editor's save that
+  // changes nothing, or a checkout that touches every file, keeps the preamble).
   for (const auto& f : info.files)
-    if (auto s = stampFile(f, false)) m.deps.push_back(*s);
+    if (auto s = stampFile(f, projectHeaders)) m.deps.push_back(*s);
   json j;
   j["usable"] = m.usable;
   j["reason"] = m.reason;
@@ -363,6 +405,73 @@ std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vect
   return p;
 }
 
+std::string readText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Whether a header's first directive is `#pragma once`, or `#ifndef X` then `#define X` (an
+// include guard; Clang's own check on the PCH build confirms it).
+bool textuallyGuarded(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, guard;
+  bool inComment = false;
+  while (std::getline(in, line)) {
+    std::string t;
+    for (size_t i = 0; i < line.size(); ++i) {  // strip comments
+      if (inComment) {
+        if (line.compare(i, 2, "*/") == 0) inComment = false, ++i;
+        continue;
+      }
+      if (line.compare(i, 2, "//") == 0) break;
+      if (line.compare(i, 2, "/*") == 0) { inComment = true, ++i; continue; }
+      t += line[i];
+    }
+    std::istringstream words(t);
+    std::string w0, w1, w2;
+    words >> w0 >> w1 >> w2;
+    if (w0.empty()) continue;
+    if (w0 == "#") w0 += w1, w1 = w2;  // "# pragma once"
+    if (guard.empty()) {
+      if (w0 == "#pragma" && w1 == "once") return true;
+      if (w0 == "#ifndef" && !w1.empty()) { guard = w1; continue; }
+      return false;
+    }
+    return w0 == "#define" && w1 == guard;
+  }
+  return false;
+}
+
+// Where `#include "name"` in `file` leads: the file's folder, then -iquote and -I folders of
+// `args`, in order (as Clang searches them), then the -idirafter ones; "" when none has it.
+std::string resolveQuotedInclude(const std::string& name, const std::string& file, const std::vector<std::string>& args) {
+  std::error_code ec;
+  std::vector<fs::path> dirs{fs::absolute(file, ec).parent_path()};
+  std::vector<fs::path> quote, angle, after;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto take = [&](const char* flag, std::vector<fs::path>& into) {
+      size_t n = std::strlen(flag);
+      if (a == flag && i + 1 < args.size()) into.push_back(args[++i]);
+      else if (a.rfind(flag, 0) == 0 && a.size() > n) into.push_back(a.substr(a[n] == '=' ? n + 1 : n));
+      else return false;
+      return true;
+    };
+    if (!take("-iquote", quote) && !take("-idirafter", after)) take("-I", angle);
+  }
+  dirs.insert(dirs.end(), quote.begin(), quote.end());
+  dirs.insert(dirs.end(), angle.begin(), angle.end());
+  dirs.insert(dirs.end(), after.begin(), after.end());
+  if (fs::path(name).is_absolute()) return fs::is_regular_file(name, ec) ? fs::path(name).lexically_normal().string() : "";
+  for (const auto& d : dirs) {
+    fs::path p = fs::absolute(d / name, ec).lexically_normal();
+    if (fs::is_regular_file(p, ec)) return p.string();
+  }
+  return "";
+}
+
 }  // namespace
 
 std::optional<Preamble> getPreamble(const std::string& cacheDir, const std::vector<std::string>& args,
@@ -371,7 +480,7 @@ std::optional<Preamble> getPreamble(const std::string& cacheDir, const std::vect
   if (cacheDir.empty() || args.empty()) return std::nullopt;
   // The key: the command without the file and without the project-layout folders (searched last,
   // -idirafter, they cannot change which system header an include finds).
-  std::vector<std::string> keyArgs;
+  std::vector<std::string> keyArgs, allArgs(args.begin(), args.end() - 1);
   for (size_t i = 0; i + 1 < args.size(); ++i) {
     if (args[i] == "-idirafter" && i + 1 < args.size() - 1 &&
         std::find(layoutDirs.begin(), layoutDirs.end(), args[i + 1]) != layoutDirs.end()) {
@@ -388,7 +497,40 @@ std::optional<Preamble> getPreamble(const std::string& cacheDir, const std::vect
     text = ss.str();
   }
   std::string whyNot;
-  auto includes = leadingSystemIncludes(text);
+  // The whole leading block, the project's quoted headers included (resolved to the files the
+  // parse finds, so units of one folder with the same block and flags share it), then its system
+  // part, then the forced includes alone.
+  std::vector<std::string> whole, system;
+  // A project header without a guard cannot be in the PCH (the file's own include of it would
+  // define it again); its leading includes can, and the block ends there: after the PCH the
+  // parse reads the header itself, whose includes of them are then skipped by their guards.
+  std::function<bool(const std::string&, const std::string&, int)> add = [&](const std::string& from,
+                                                                          const std::string& body, int depth) {
+    for (const auto& op : leadingIncludes(body)) {
+      if (op[0] == '<') {
+        if (whole.size() == system.size()) system.push_back(op);
+        if (std::find(whole.begin(), whole.end(), op) == whole.end()) whole.push_back(op);
+        continue;
+      }
+      std::string found = resolveQuotedInclude(op.substr(1, op.size() - 2), from, allArgs);
+      if (found.empty()) return false;  // the parse will say it is missing
+      std::string header = readText(found);
+      if (!textuallyGuarded(header)) {
+        if (depth < 4) add(found, header, depth + 1);
+        return false;
+      }
+      std::string quoted = "\"" + found + "\"";
+      if (std::find(whole.begin(), whole.end(), quoted) == whole.end()) whole.push_back(quoted);
+    }
+    return true;
+  };
+  add(file, text, 0);
+  if (whole.size() > system.size()) {
+    // The project's headers find theirs in the layout folders too: these are part of this key.
+    if (auto p = preambleFor(cacheDir, allArgs, whole, makeFS, log, whyNot, mayBuild)) return p;
+    if (log) log->push_back(file + ": preamble of its leading includes and project headers not used (" + whyNot + ")");
+  }
+  const auto& includes = system;
   if (!includes.empty()) {
     if (auto p = preambleFor(cacheDir, keyArgs, includes, makeFS, log, whyNot, mayBuild)) return p;
     if (log) log->push_back(file + ": preamble of its leading includes not used (" + whyNot + ")");

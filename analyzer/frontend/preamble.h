@@ -33,6 +33,10 @@ namespace gpuopt {
 // and comments (spelled names, in order, without duplicates).
 std::vector<std::string> leadingSystemIncludes(const std::string& text);
 
+// The leading `#include` lines, `<...>` and `"..."` alike, as directive operands in order
+// (`<cuda_runtime.h>`, `"common.cuh"`), without duplicates; the block ends where anything else starts.
+std::vector<std::string> leadingIncludes(const std::string& text);
+
 struct Preamble {
   std::string pchPath;
   std::string headerPath, headerText;  // the virtual header the PCH was built from (must be visible)

@@ -19,6 +19,10 @@ check() {  # name, lint args...
   local rc=$?
   set -e
   [ $rc -le 2 ] || { echo "FAIL: $name: gpuopt-lint exited $rc"; status=1; return; }
+  validate "$name"
+}
+validate() {  # name: $work/name.sarif
+  local name=$1
   # Schema and rule checks; any error or warning (e.g. SARIF1001) fails.
   if "$tool" validate "$work/$name.sarif" > "$work/$name.out" 2>&1 &&
      grep -q "Analysis completed successfully" "$work/$name.out" &&
@@ -32,5 +36,10 @@ check findings tests/fixtures/bank_conflict.cu tests/fixtures/missing_syncthread
 check nofindings --rules=pageable-memcpy tests/fixtures/bank_conflict.cu
 printf '__global__ void k(float* a) {\n  a[0] = ;\n}\n' > "$work/broken.cu"
 check inputerror "$work/broken.cu"
-[ $status -eq 0 ] && echo "3 passed, 0 failed"
+# Two shards merged into one log (merge-sarif), validated like the others.
+"$bin" --format sarif --no-config --shard 1/2 samples/*.cu > "$work/shard1.sarif" || true
+"$bin" --format sarif --no-config --shard 2/2 samples/*.cu > "$work/shard2.sarif" || true
+"$bin" merge-sarif -o "$work/merged.sarif" "$work/shard1.sarif" "$work/shard2.sarif"
+validate merged
+[ $status -eq 0 ] && echo "4 passed, 0 failed"
 exit $status

@@ -379,3 +379,54 @@ TEST(Cache, AStoredResultWithAFlippedBitOrEmptiedFindingsIsAnalysedAgain) {
   EXPECT_NE(served.err.find("without starting the analyzer"), std::string::npos) << served.err;
   fs::remove_all(dir);
 }
+
+TEST(Cache, ProjectHeadersAtTheTopOfAUnitAreInItsPreamble) {
+  // Units that start with the project's own headers (issue 31): the guarded ones go into the
+  // preamble, shared by the units with the same leading block and flags; an unguarded header stays
+  // out (the unit reads it itself) but its own leading includes go in; a header defining a kernel
+  // keeps the whole block out. Findings are those of a parse without any cache.
+  if (!haveToolkit()) GTEST_SKIP() << "no CUDA toolkit here: the preamble is only used with one";
+  std::string src = std::string(GPUOPT_SOURCE_DIR) + "/tests/projects/quoted_preamble/";
+  std::string dir = tempDir("cache-project-headers-src") + "/";
+  for (const auto& e : fs::directory_iterator(src)) fs::copy_file(e.path(), dir + e.path().filename().string());
+  std::string common = "--no-config --cuda-path /usr/local/cuda --format json '" + dir + "column_sum.cu' '" + dir +
+                       "tiles.cu' '" + dir + "scale.cu'";
+  RunResult bare = runLint("--no-cache " + common);
+  ASSERT_EQ(bare.rc, 1) << bare.err;
+  // The helper in common.cuh is read from the PCH: its index makes the store uncoalesced.
+  EXPECT_NE(bare.out.find("out[rowStart(cols, row)]"), std::string::npos) << bare.out;
+  std::string cache = tempDir("cache-project-headers");
+  RunResult cold = runLint("--verbose --cache-dir '" + cache + "' " + common);
+  EXPECT_EQ(cold.out, bare.out) << "findings differ with the project-header preamble";
+  // (scale.cu's refused block used its build of this run: its fallback is built on the next.)
+  fs::remove_all(fs::path(cache) / "v1" / "results");
+  RunResult second = runLint("--verbose --cache-dir '" + cache + "' " + common);
+  EXPECT_EQ(second.out, bare.out);
+  fs::remove_all(fs::path(cache) / "v1" / "results");
+  RunResult warm = runLint("--verbose --cache-dir '" + cache + "' " + common);
+  EXPECT_EQ(warm.out, bare.out) << "findings differ with a warm project-header preamble";
+  EXPECT_EQ(warm.err.find(": built in"), std::string::npos) << warm.err;
+  // column_sum.cu (ops.cuh is unguarded: its common.cuh is the preamble) and tiles.cu (common.cuh
+  // and guarded.h) are parsed with one; scale.cu's kernels.cuh defines a kernel.
+  std::smatch m;
+  EXPECT_TRUE(std::regex_search(warm.err, m, std::regex(R"(column_sum\.cu: parsed with the preamble \S+ \(1 leading includes\))")))
+      << warm.err;
+  EXPECT_TRUE(std::regex_search(warm.err, m, std::regex(R"(tiles\.cu: parsed with the preamble \S+ \(2 leading includes\))")))
+      << warm.err;
+  EXPECT_NE(warm.err.find("the preamble would hold the kernel scaleRows"), std::string::npos) << warm.err;
+  // Another unit of the folder beginning with the same header uses the same PCH (no build).
+  writeFile(dir + "more.cu", "#include \"common.cuh\"\n__global__ void k(float* a, int n) { a[threadIdx.x * n] = 0; }\n");
+  RunResult shared = runLint("--verbose --no-config --cuda-path /usr/local/cuda --cache-dir '" + cache + "' '" + dir + "more.cu'");
+  EXPECT_NE(shared.err.find("more.cu: parsed with the preamble"), std::string::npos) << shared.err;
+  EXPECT_EQ(shared.err.find(": built in"), std::string::npos) << shared.err;
+  // Editing the guarded header makes the preamble stale: rebuilt, and the findings follow the edit.
+  std::string local = "--verbose --no-config --cuda-path /usr/local/cuda --format json --cache-dir '" + cache + "' '" + dir + "tiles.cu'";
+  EXPECT_NE(warm.out.find("32-way bank conflict"), std::string::npos) << warm.out;
+  std::string g = readFile(dir + "guarded.h");
+  writeFile(dir + "guarded.h", std::regex_replace(g, std::regex("kTile = 32"), "kTile = 33"));
+  RunResult after = runLint(local);
+  EXPECT_NE(after.err.find(": built in"), std::string::npos) << after.err;
+  EXPECT_EQ(after.out.find("32-way bank conflict"), std::string::npos) << after.out;
+  fs::remove_all(cache);
+  fs::remove_all(dir);
+}
