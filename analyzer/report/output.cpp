@@ -260,7 +260,8 @@ std::string uriPath(const std::string& path) {
 
 // Relative to %SRCROOT% (the working directory) when inside it, else an absolute file:// URI.
 json artifactLocation(const std::string& file, const OutputContext& oc) {
-  // Bytes of a file name that are not UTF-8 are percent-encoded, as a URI spells any byte.
+  // Bytes of a file name that are not UTF-8 are percent-encoded (uriPath spells every byte
+  // outside ASCII so).
   std::string rel = relativePath(file, oc.cwd);
   if (!rel.empty() && rel[0] == '/') return {{"uri", "file://" + uriPath(rel)}};
   return {{"uri", uriPath(rel)}, {"uriBaseId", "%SRCROOT%"}};

@@ -57,26 +57,4 @@ std::string toValidUtf8(std::string_view s) {
   return out;
 }
 
-std::string percentEncodeInvalidUtf8(std::string_view s) {
-  if (isValidUtf8(s)) return std::string(s);
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (size_t i = 0, bad; i < s.size();) {
-    size_t n = sequenceAt(s, i, bad);
-    if (n) {
-      out.append(s.substr(i, n));
-      i += n;
-      continue;
-    }
-    for (size_t k = 0; k < bad; ++k) {
-      auto c = static_cast<unsigned char>(s[i + k]);
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-    i += bad;
-  }
-  return out;
-}
-
 }  // namespace gpuopt

@@ -1,5 +1,5 @@
 // Text that leaves the tool in a format that must be UTF-8 (JSON, SARIF, GitHub workflow commands,
-// the language server, --export-fixes): a message may quote source bytes that are not UTF-8
+// the language server): a message may quote source bytes that are not UTF-8
 // (a "\xff" in a string literal, a Latin-1 comment, a file name), which must never abort the output.
 #pragma once
 #include <string>
@@ -13,7 +13,5 @@ bool isValidUtf8(std::string_view s);
 // "substitution of maximal subparts", as nlohmann::json's error_handler_t::replace does); valid
 // text is returned unchanged.
 std::string toValidUtf8(std::string_view s);
-// `s` with the bytes of ill-formed sequences written as %XX (for URIs; lossless).
-std::string percentEncodeInvalidUtf8(std::string_view s);
 
 }  // namespace gpuopt
