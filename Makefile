@@ -8,7 +8,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: run test build build-tool setup setup-test configure clean bench package release
+.PHONY: run test build build-tool setup setup-test configure clean bench package release fuzz sanitize
 
 setup:
 	@scripts/setup.sh $(BUILD)
@@ -44,6 +44,25 @@ release: package
 
 bench: build
 	@$(BUILD)/bin/gpuopt-bench samples/*.cu tests/fixtures/*.cu
+
+# libFuzzer targets of the language server's and the result cache's readers, FUZZ_SECONDS each, in
+# their own build folder (Clang, ASan, UBSan). Not part of `make test`: see tests/fuzz/CMakeLists.txt.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+fuzz: setup
+	@cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-22 \
+	  -DGPUOPT_FUZZ=ON -DGPUOPT_DEMOS=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_jsonrpc fuzz_result_cache
+	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# The whole test suite built with AddressSanitizer and UndefinedBehaviorSanitizer (CMake build type
+# Sanitize) in its own folder. Not part of `make test` (a second full build: see README).
+SANITIZE_BUILD ?= build-sanitize
+sanitize: setup
+	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Sanitize -DGPUOPT_DEMOS=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(SANITIZE_BUILD) -j $(JOBS)
+	@cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD)

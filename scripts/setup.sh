@@ -12,6 +12,8 @@ pkgs=(cmake make g++ clang-22 libclang-22-dev llvm-22-dev libclang-cpp22-dev lib
 # The man page is generated from --help at build time; dpkg-shlibdeps (dpkg-dev) computes the .deb's
 # Depends.
 pkgs+=(help2man dpkg-dev)
+# Clang's runtime libraries: libFuzzer and the sanitizers' runtimes (make fuzz: -fsanitize=fuzzer).
+pkgs+=(libclang-rt-22-dev)
 if [ $mode = test ]; then
   # Tools the ecosystem tests drive for real: pre-commit, git, Neovim's LSP client,
   # clang-apply-replacements, lintian on the .deb, bash-completion for the completion script.

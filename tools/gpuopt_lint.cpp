@@ -248,18 +248,17 @@ int main(int argc, char** argv) {
   CacheOptions cache;
   if (!o.noCache) cache.dir = o.cacheDir.empty() ? defaultCacheDir() : o.cacheDir;
   if (!cache.dir.empty()) {
-    std::error_code cec;
-    std::filesystem::create_directories(cache.dir, cec);
-    if (cec || access(cache.dir.c_str(), W_OK) != 0) {
+    if (auto why = cacheDirProblem(cache.dir)) {
 #if GPUOPT_LAUNCHER
       runAnalyzer(argv);  // it says why
 #endif
-      if (!o.cacheDir.empty()) {
-        std::cerr << "gpuopt-lint: error: cache folder '" << o.cacheDir << "' cannot be written"
-                  << (cec ? ": " + cec.message() : std::string()) << " (pass another --cache-dir, or --no-cache)\n";
-        return 2;
-      }
-      if (o.frontend.verbose) std::cerr << "gpuopt-lint: cache folder " << cache.dir << " cannot be written; not cached\n";
+      // Analysed without the cache, said once, whether the folder was given or is the default.
+      const char* xdg = std::getenv("XDG_CACHE_HOME");
+      const char* from = !o.cacheDir.empty()                               ? "--cache-dir"
+                         : xdg && *xdg && std::filesystem::path(xdg).is_absolute() ? "$XDG_CACHE_HOME"
+                                                                                   : "$HOME/.cache";
+      std::cerr << "gpuopt-lint: warning: cannot use the cache folder '" << cache.dir << "' (" << from << "): " << *why
+                << "; analysing without the cache (--no-cache says nothing)\n";
       cache.dir.clear();
     }
   }
@@ -470,8 +469,14 @@ int main(int argc, char** argv) {
         }
       for (const auto& [file, diags] : byFile) {
         std::string ferr;
-        if (!applyFixes(file, diags, o.dryRun, std::cout, ferr, patchName(file))) {
-          r.errors.push_back({file, ferr});
+        bool skipped = false;
+        auto hash = r.sourceHashes.find(file);
+        if (!applyFixes(file, diags, o.dryRun, std::cout, ferr, patchName(file),
+                        hash == r.sourceHashes.end() ? "" : hash->second, &skipped)) {
+          if (skipped)  // edited while the tool ran: its findings stay reported, unfixed
+            std::cerr << "gpuopt-lint: warning: " << file << ": " << ferr << "\n";
+          else
+            r.errors.push_back({file, ferr});
           continue;
         }
         for (const auto& d : diags) fixed.emplace_back(file, d.ruleId);

@@ -112,7 +112,7 @@ With -p DIR and no FILE, every CUDA translation unit of DIR/compile_commands.jso
 
 Exit status: 0 no findings, 1 findings (compile errors are findings: compile-error, whatever else
 the file holds), 2 usage error or an input that cannot be reported on (unreadable, not a source
-file, a compile command the compiler driver rejects).
+file, a compile command the compiler driver rejects, a file that makes Clang crash).
 Exit status of --demo: 0 every fixed variant verified, 1 one computed a wrong result, 2 unknown demo,
 3 no usable GPU or driver (or a build without nvcc), 4 too little device memory.
 Suppress a finding with // NOLINT(rule-id), // NOLINTNEXTLINE(rule-id), NOLINTBEGIN/NOLINTEND.

@@ -9,12 +9,58 @@
 
 namespace gpuopt::lsp {
 
-std::optional<nlohmann::json> readMessage(std::istream& in, std::string& error) {
+unsigned jsonNestingDepth(std::string_view text, unsigned stopAt) {
+  unsigned depth = 0, deepest = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\') ++i;
+      else if (c == '"') inString = false;
+      continue;
+    }
+    if (c == '"') inString = true;
+    else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > stopAt) return deepest;
+    } else if ((c == ']' || c == '}') && depth > 0) --depth;
+  }
+  return deepest;
+}
+
+namespace {
+// std::getline with a bounded line: a longer one is read to its end and cut (`cut` set), so a
+// header that never ends cannot fill the memory.
+bool readHeaderLine(std::istream& in, std::string& line, bool& cut) {
+  constexpr size_t kMaxLine = 8192;
+  line.clear();
+  cut = false;
+  std::streambuf* sb = in.rdbuf();
+  for (;;) {
+    int c = sb->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(line.empty() && !cut ? std::ios::eofbit | std::ios::failbit : std::ios::eofbit);
+      return !line.empty() || cut;
+    }
+    if (c == '\n') return true;
+    if (line.size() < kMaxLine) line.push_back(static_cast<char>(c));
+    else cut = true;
+  }
+}
+}  // namespace
+
+std::optional<nlohmann::json> readMessage(std::istream& in, std::string& error, int* code, const ReadLimits& limits) {
   error.clear();
+  auto fail = [&](int c, std::string what) {
+    error = std::move(what);
+    if (code) *code = c;
+    return std::nullopt;
+  };
   long long length = -1;
-  std::string line;
-  bool sawHeader = false;
-  while (std::getline(in, line)) {
+  std::string line, headerError;  // a bad header line: the rest of the header is still read
+  bool sawHeader = false, cut = false;
+  while (readHeaderLine(in, line, cut)) {
+    if (cut && headerError.empty()) headerError = "header line longer than 8192 bytes";
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) {
       if (!sawHeader) continue;  // stray blank line between messages
@@ -23,8 +69,9 @@ std::optional<nlohmann::json> readMessage(std::istream& in, std::string& error) 
     sawHeader = true;
     auto colon = line.find(':');
     if (colon == std::string::npos) {
-      error = "malformed header line '" + line + "'";
-      return std::nullopt;
+      if (line.size() > 200) line = line.substr(0, 200) + "...";
+      if (headerError.empty()) headerError = "malformed header line '" + line + "'";
+      continue;
     }
     std::string name = line.substr(0, colon), value = line.substr(colon + 1);
     std::transform(name.begin(), name.end(), name.begin(), ::tolower);
@@ -35,29 +82,59 @@ std::optional<nlohmann::json> readMessage(std::istream& in, std::string& error) 
         length = std::stoll(value, &pos);
         if (pos != value.size() || length < 0) throw 0;
       } catch (...) {
-        error = "bad Content-Length '" + value + "'";
-        return std::nullopt;
+        if (value.size() > 40) value = value.substr(0, 40) + "...";
+        if (headerError.empty()) headerError = "bad Content-Length '" + value + "'";
       }
     }
   }
   if (!sawHeader) return std::nullopt;  // end of input
-  if (length < 0) {
-    error = in ? "message without Content-Length" : "input ended inside a header";
-    return std::nullopt;
+  if (!headerError.empty()) return fail(kParseError, headerError);
+  if (length < 0) return fail(kParseError, in ? "message without Content-Length" : "input ended inside a header");
+  if (static_cast<unsigned long long>(length) > limits.maxBytes) {
+    // Skipped unread, in pieces: the memory stays bounded whatever the header says.
+    for (long long left = length; left > 0 && in;) {
+      long long n = std::min<long long>(left, 1 << 16);
+      in.ignore(n);
+      left -= in.gcount();
+      if (in.gcount() < n) break;
+    }
+    return fail(kInvalidRequest, "message of " + std::to_string(length) + " bytes is larger than the limit of " +
+                                     std::to_string(limits.maxBytes) + " bytes; skipped");
   }
   std::string body(static_cast<size_t>(length), '\0');
   in.read(body.data(), length);
   if (in.gcount() != length) {
-    error = "input ended inside a message body (" + std::to_string(in.gcount()) + " of " + std::to_string(length) +
-            " bytes)";
-    return std::nullopt;
+    return fail(kParseError, "input ended inside a message body (" + std::to_string(in.gcount()) + " of " +
+                                 std::to_string(length) + " bytes)");
   }
+  if (unsigned depth = jsonNestingDepth(body, limits.maxDepth); depth > limits.maxDepth)
+    return fail(kParseError, "message body nested deeper than " + std::to_string(limits.maxDepth) + " levels; not parsed");
   auto j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_discarded()) {
-    error = "message body is not JSON";
+  if (j.is_discarded()) return fail(kParseError, "message body is not JSON");
+  return j;
+}
+
+std::optional<std::string> invalidRequest(const nlohmann::json& m) {
+  if (m.is_array()) return std::string("a batch (a JSON array) is not a message of the Language Server Protocol");
+  if (!m.is_object()) return std::string("a message must be a JSON object, not ") + m.type_name();
+  auto v = m.find("jsonrpc");
+  if (v == m.end() || !v->is_string() || v->get_ref<const std::string&>() != "2.0")
+    return std::string("\"jsonrpc\" must be \"2.0\"");
+  auto id = m.find("id");
+  if (id != m.end() && !id->is_string() && !id->is_number_integer() && !id->is_null())
+    return std::string("\"id\" must be a string or an integer, not ") + id->type_name();
+  auto method = m.find("method");
+  if (method == m.end()) {
+    // A response (to a request of the server's): an id and a result or an error.
+    if (id == m.end() || (!m.contains("result") && !m.contains("error")))
+      return std::string("a message without \"method\" must be a response (\"id\" and \"result\" or \"error\")");
     return std::nullopt;
   }
-  return j;
+  if (!method->is_string()) return std::string("\"method\" must be a string, not ") + method->type_name();
+  auto params = m.find("params");
+  if (params != m.end() && !params->is_object() && !params->is_array())
+    return std::string("\"params\" must be an object or an array, not ") + params->type_name();
+  return std::nullopt;
 }
 
 void writeMessage(std::ostream& out, const nlohmann::json& message) {
@@ -158,15 +235,17 @@ size_t offsetOfPosition(const std::string& text, unsigned line, unsigned charact
 }  // namespace
 
 bool applyContentChange(std::string& text, const nlohmann::json& change, Encoding enc) {
-  if (!change.is_object() || !change.contains("text") || !change["text"].is_string()) return false;
+  if (!change.is_object() || !change.contains("text") || !change.at("text").is_string()) return false;
   if (!change.contains("range")) {
     text = change["text"].get<std::string>();
     return true;
   }
   try {
-    const auto& r = change["range"];
-    size_t b = offsetOfPosition(text, r["start"]["line"].get<unsigned>(), r["start"]["character"].get<unsigned>(), enc);
-    size_t e = offsetOfPosition(text, r["end"]["line"].get<unsigned>(), r["end"]["character"].get<unsigned>(), enc);
+    // at(), never a const operator[] (on a missing key or a value that is not an object it reads
+    // out of bounds: found by fuzz_jsonrpc).
+    const auto& r = change.at("range");
+    size_t b = offsetOfPosition(text, r.at("start").at("line").get<unsigned>(), r.at("start").at("character").get<unsigned>(), enc);
+    size_t e = offsetOfPosition(text, r.at("end").at("line").get<unsigned>(), r.at("end").at("character").get<unsigned>(), enc);
     if (e < b) return false;
     text.replace(b, e - b, change["text"].get<std::string>());
     return true;

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <ostream>
 #include <thread>
+#include <tuple>
 
 #include "analyzer/app/config.h"
 #include "analyzer/app/jsonrpc.h"
@@ -53,14 +54,23 @@ class Server {
     int status = 1;  // the input ended without `exit`
     for (;;) {
       std::string err;
-      auto msg = lsp::readMessage(in, err);
+      int code = lsp::kParseError;
+      auto msg = lsp::readMessage(in, err, &code);
       if (!msg) {
-        if (err.empty() || !in) {
-          if (!err.empty()) log(err);
-          break;
-        }
+        if (err.empty()) break;  // the end of the input
+        // Not JSON, too large, too deep: answered with the id unknown (null), as JSON-RPC says.
         log(err);
-        send({{"jsonrpc", "2.0"}, {"id", nullptr}, {"error", {{"code", -32700}, {"message", err}}}});
+        if (in || code == lsp::kInvalidRequest) replyError(nullptr, code, err);
+        if (!in) break;  // it ended inside the message
+        continue;
+      }
+      if (auto bad = lsp::invalidRequest(*msg)) {
+        log("invalid message: " + *bad);
+        // The id, when it is one, else null.
+        json id = nullptr;
+        if (msg->is_object() && msg->contains("id") && ((*msg)["id"].is_string() || (*msg)["id"].is_number_integer()))
+          id = (*msg)["id"];
+        replyError(id, lsp::kInvalidRequest, "invalid request: " + *bad);
         continue;
       }
       if (msg->value("method", "") == "exit") {
@@ -72,7 +82,10 @@ class Server {
       } catch (const json::exception& e) {
         // A message of the wrong shape: answer requests, log notifications.
         log(std::string("malformed message: ") + e.what());
-        if (msg->contains("id")) replyError((*msg)["id"], -32602, std::string("invalid params: ") + e.what());
+        if (msg->contains("id")) replyError((*msg)["id"], lsp::kInvalidParams, std::string("invalid params: ") + e.what());
+      } catch (const std::exception& e) {
+        log(std::string("internal error: ") + e.what());
+        if (msg->contains("id")) replyError((*msg)["id"], lsp::kInternalError, std::string("internal error: ") + e.what());
       }
     }
     {
@@ -170,7 +183,7 @@ class Server {
       json actions = codeActions(params);
       reply(msg["id"], std::move(actions));
     } else if (isRequest) {
-      replyError(msg["id"], -32601, "method not supported: " + method);
+      replyError(msg["id"], lsp::kMethodNotFound, "method not supported: " + method);
     }
   }
 
@@ -205,7 +218,16 @@ class Server {
       lock.unlock();
       SourceCache sources;
       for (const auto& [p, t] : overlays) sources.setText(p, t);
-      auto [diags, published] = lint(path, overlays, sources);
+      std::vector<Diagnostic> diags;
+      json published;
+      try {
+        std::tie(diags, published) = lint(path, overlays, sources);
+      } catch (const std::exception& e) {
+        // The server stays up: the document shows why it has no findings.
+        log(path + ": internal error: " + e.what());
+        diags.clear();
+        published = json::array({errorDiagnostic(std::string("gpuopt-lint could not analyse this file: internal error: ") + e.what())});
+      }
       lock.lock();
       it = docs_.find(uri);
       // A newer text is waiting: this result is already out of date.
@@ -219,16 +241,19 @@ class Server {
     }
   }
 
+  // An error about the whole file, at its start.
+  static json errorDiagnostic(const std::string& message) {
+    return {{"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}}},
+            {"severity", 1},
+            {"source", "gpuopt-lint"},
+            {"message", message}};
+  }
+
   // Lints one file; returns its findings and the LSP diagnostics to publish.
   std::pair<std::vector<Diagnostic>, json> lint(const std::string& path, const std::map<std::string, std::string>& overlays,
                                                 SourceCache& sources) {
     json out = json::array();
-    auto inputError = [&](const std::string& message) {
-      out.push_back({{"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}}},
-                     {"severity", 1},
-                     {"source", "gpuopt-lint"},
-                     {"message", message}});
-    };
+    auto inputError = [&](const std::string& message) { out.push_back(errorDiagnostic(message)); };
     ResolvedOptions ro;
     std::string err;
     if (!resolveOptions(cli_, path, ro, err)) {

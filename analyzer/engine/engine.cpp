@@ -38,12 +38,17 @@ using namespace engine;
 bool reportParse(const std::string& file, ParsedFile& parsed, const ParseCommand& pc, const AnalysisOptions& opts,
                  FileAnalysis& fa) {
   ParseResult& best = parsed.best;
+  if (!best.crash.empty()) {
+    fa.result.errors.push_back({file, best.crash});  // not stored: the next run tries again
+    return false;
+  }
   fa.parseMs = best.parseMs;
   fa.analysisMs = best.analysisMs;
   fa.phaseMs = best.phaseMs;
   fa.kernels = best.kernels;
   fa.result.kernels = static_cast<int>(best.kernels);
   fa.result.includer = parsed.usedIncluder;
+  fa.result.sourceHashes = best.sourceHashes;
   fa.log.insert(fa.log.end(), best.log.begin(), best.log.end());
   for (const auto& s : best.skipped)
     fa.log.push_back(fmt::format("{}:{}: kernel {} not analysed: {}", s.where.begin.file, s.where.begin.line, s.name, s.reason));

@@ -17,6 +17,12 @@
 namespace gpuopt::engine {
 
 namespace {
+// The note on the findings of a kernel whose walk the work bound cut (KernelModel::loopCuts).
+std::string cutNote(const KernelModel& m) {
+  return fmt::format("the analysis of this kernel was cut by its work bound (too many loop iterations in all): this loop{} "
+                     "walked one iteration only, and what the iterations not walked compute is a guess",
+                     m.loopCuts() > 1 ? fmt::format(" and {} later ones", m.loopCuts() - 1) : "");
+}
 // GPUOPT_LINT_DEBUG=1: print the model's events (for developing rules).
 void dumpModel(const KernelModel& m, RuleContext& rc) {
   auto vals = [&](const std::vector<int64_t>& v, const Mask& mask) {
@@ -176,11 +182,14 @@ class LintConsumer : public clang::ASTConsumer {
       auto describe = [&](const KernelModel& model) {
         // (The log is kept whatever --verbose says: it is stored with the result, and --verbose is
         // not part of the result cache's key.)
-        out_.log.push_back(fmt::format("{}: kernel {}: block {}x{}x{} ({}), {} accesses, {} branches, {} barriers{}",
+        out_.log.push_back(fmt::format("{}: kernel {}: block {}x{}x{} ({}), {} accesses, {} branches, {} barriers{}{}",
                                        rc.span(k->getLocation()).begin.file, k->getQualifiedNameAsString(), model.blockX(),
                                        model.blockY(), model.blockZ(), model.blockSource(), model.accesses().size(),
                                        model.branches().size(), model.barriers().size(),
-                                       model.truncated() ? " (evaluation truncated)" : ""));
+                                       model.truncated() ? " (evaluation truncated)" : "",
+                                       model.loopCuts() ? fmt::format(" ({} loops cut by the work bound, the first at line {})",
+                                                                      model.loopCuts(), rc.span(model.firstLoopCut()).begin.line)
+                                                        : ""));
         if (std::getenv("GPUOPT_LINT_DEBUG")) dumpModel(model, rc);
       };
       auto covered = [&](const KernelModel& model) {
@@ -194,8 +203,12 @@ class LintConsumer : public clang::ASTConsumer {
       };
       auto runRules = [&](const KernelModel& model) {
         rc.setFunction(k->getQualifiedNameAsString(), inst, group);
+        const size_t before = rc.diagnostics().size();
         for (const auto& r : rules_)
           if (enabled(*r)) timed(std::string(r->info().id), [&] { r->checkKernel(model, rc); });
+        if (model.loopCuts())  // the work bound cut the walk: its findings say so
+          for (size_t i = before; i < rc.diagnostics().size(); ++i)
+            rc.diagnostics()[i].notes.push_back({rc.span(model.firstLoopCut()), cutNote(model)});
         rc.setFunction({});
       };
       if (profiled || KernelModel::shapeGiven(k, opts_.model, launches)) {
@@ -245,6 +258,8 @@ class LintConsumer : public clang::ASTConsumer {
         rc.beginCapture();
         runRules(model);
         run.diags = rc.endCapture();
+        if (model.loopCuts())  // (runRules adds the note only to findings reported, not captured)
+          for (auto& d : run.diags) d.notes.push_back({rc.span(model.firstLoopCut()), cutNote(model)});
         return run;
       };
       runs.push_back(capture(first));
@@ -266,6 +281,7 @@ class LintConsumer : public clang::ASTConsumer {
     out_.phaseMs["error scan"] += msSince(tTaint);
     rc.finishInstantiations();
     out_.diags = std::move(rc.diagnostics());
+    out_.sourceHashes = fixedFileHashes(sm, files, out_.diags);
     out_.analysisMs = msSince(t0);
   }
 

@@ -11,11 +11,13 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <set>
 
 #include "analyzer/engine/compile_errors.h"
 #include "analyzer/engine/lint_consumer.h"
+#include "analyzer/frontend/crash_guard.h"
 #include "analyzer/frontend/nvcc_lexing.h"
 #include "analyzer/frontend/preamble.h"
 #include "analyzer/rule/rule_context.h"
@@ -211,7 +213,7 @@ ParseResult Parser::run(const std::string& file, const ParseCommand& cmd, const 
     if (pre && pre->built) preambleBuilt = true;
   }
   ParseResult res = runOnce(file, cmd, layoutDirs, target, targetName, pre ? &*pre : nullptr);
-  if (pre && !res.consumed) {
+  if (pre && !res.consumed && res.crash.empty()) {
     // The PCH could not be loaded (changed under us, or rejected): parse without it.
     preLog.push_back(file + ": the preamble " + pre->pchPath + " could not be used; parsed without it");
     pre.reset();
@@ -243,7 +245,15 @@ ParseResult Parser::runOnce(const std::string& file, const ParseCommand& cmd,
   LintActionFactory factory([&] { return std::make_unique<LintAction>(res, opts, rules, fs, errs, layoutDirs); }, pre);
   clang::tooling::ToolInvocation inv(cmd.args, &factory, files.get(), std::make_shared<clang::PCHContainerOperations>());
   inv.setDiagnosticConsumer(&errs);
-  bool ok = inv.run();
+  bool ok = false;
+  if (auto crash = runCrashIsolated([&] { ok = inv.run(); })) {
+    // Worse than any parse that ran (fewest errors wins), so never kept over one.
+    ParseResult crashed;
+    crashed.ran = true;
+    crashed.rawErrors = crashed.errorsInTarget = std::numeric_limits<size_t>::max();
+    crashed.crash = *crash;
+    return crashed;
+  }
   // A header that is not found: where it was searched (the database entry and the flags that
   // gave the folders, or the Makefile), analyzer/engine/compile_errors.cpp.
   for (auto& e : res.errors)

@@ -88,6 +88,8 @@ struct ParseResult {
   std::vector<std::pair<std::string, bool>> filesRead;  // real files the parse read, and whether each is a
                                                        // system header (the result cache's dependencies)
   std::optional<Preamble> preamble;      // the precompiled preamble it used
+  std::map<std::string, std::string> sourceHashes;  // FileResult::sourceHashes
+  std::string crash;                     // Clang crashed (runCrashIsolated): why; the counts say "worst"
 };
 
 }  // namespace gpuopt::engine

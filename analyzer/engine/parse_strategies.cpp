@@ -46,6 +46,7 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
   ParseResult& best = out.best;
   best = parser.run(file, pc, layout);
   note(best);
+  if (!best.crash.empty()) return out;  // Clang crashed: reported as such (reportParse), nothing else tried
   if (best.rawErrors && !pc.bundledCuda) {
     // Host code that calls host-only overloads (e.g. max(float, float) from the toolkit's host
     // math) does not compile device side: a host-side parse may do better.

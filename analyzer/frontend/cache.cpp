@@ -8,11 +8,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -20,6 +23,7 @@
 
 #include "analyzer/engine/engine.h"
 #include "analyzer/frontend/frontend.h"
+#include "analyzer/report/safe_write.h"
 
 #ifndef GPUOPT_VERSION_STRING
 #define GPUOPT_VERSION_STRING "dev"
@@ -34,6 +38,20 @@ std::string defaultCacheDir() {
     return (fs::path(x) / "gpuopt-lint").string();
   if (const char* h = std::getenv("HOME"); h && *h) return (fs::path(h) / ".cache" / "gpuopt-lint").string();
   return {};
+}
+
+std::optional<std::string> cacheDirProblem(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return ec.message();
+  if (!fs::is_directory(dir, ec)) return std::string("not a folder");
+  // access(W_OK) says yes to root on a read-only mode: try to make a file.
+  std::string probe = (fs::path(dir) / (".probe.tmp." + std::to_string(::getpid()))).string();
+  std::ofstream out(probe, std::ios::binary | std::ios::trunc);
+  if (!out) return std::string(std::strerror(errno));
+  out.close();
+  fs::remove(probe, ec);
+  return std::nullopt;
 }
 
 namespace {
@@ -115,6 +133,20 @@ bool writeFileAtomically(const std::string& path, std::string_view text) {
     return false;
   }
   return true;
+}
+
+std::string withChecksum(std::string_view magic, std::string_view body) {
+  return std::string(magic) + " " + hashText(body) + "\n" + std::string(body);
+}
+
+std::optional<std::string_view> checkedBody(std::string_view magic, std::string_view text) {
+  if (text.size() <= magic.size() || text.substr(0, magic.size()) != magic || text[magic.size()] != ' ')
+    return std::nullopt;
+  size_t nl = text.find('\n');
+  if (nl == std::string_view::npos) return std::nullopt;
+  std::string_view body = text.substr(nl + 1);
+  if (text.substr(magic.size() + 1, nl - magic.size() - 1) != hashText(body)) return std::nullopt;
+  return body;
 }
 
 static std::optional<std::string> readWhole(const std::string& path) {
@@ -299,6 +331,7 @@ json resultJson(const FileResult& r) {
     for (const auto& x : k.unanalysed) g.push_back({x.file, x.firstLine, x.lastLine, x.reason});
     j["coverage"].push_back({k.kernel, spanJson(k.where), k.accessesTotal, k.accessesReached, g});
   }
+  j["sourceHashes"] = r.sourceHashes;
   return j;
 }
 
@@ -319,6 +352,7 @@ FileResult resultFrom(const json& j) {
       c.unanalysed.push_back({x.at(0).get<std::string>(), x.at(1).get<unsigned>(), x.at(2).get<unsigned>(), x.at(3).get<std::string>()});
     r.coverage.push_back(std::move(c));
   }
+  for (const auto& [f, h] : j.at("sourceHashes").items()) r.sourceHashes[f] = h.get<std::string>();
   return r;
 }
 
@@ -335,33 +369,36 @@ std::string fileResultToJson(const FileResult& r) {
   return resultJson(r).dump(1, ' ', false, json::error_handler_t::replace);
 }
 
-std::optional<CachedAnalysis> loadCachedResult(const std::string& cacheDir, const std::string& file,
-                                               const std::string& key) {
-  auto text = readWhole(entryPath(cacheDir, file));
-  if (!text) return std::nullopt;
+// An entry is "gpuopt-lint-result <checksum>\n" followed by its JSON (withChecksum): a flipped
+// bit, a truncated or emptied entry, an edit: a miss, never findings.
+static constexpr std::string_view kEntryMagic = "gpuopt-lint-result";
+
+std::optional<StoredResult> parseResultEntry(std::string_view text, const std::string& key) {
+  auto checked = checkedBody(kEntryMagic, text);
+  if (!checked) return std::nullopt;
+  std::string_view body = *checked;
   try {
-    json j = json::parse(*text);
+    json j = json::parse(body);
     if (j.at("key").get<std::string>() != key) return std::nullopt;
+    StoredResult r;
     for (const auto& d : j.at("deps")) {
       FileStamp s;
       s.path = d.at(0).get<std::string>();
       s.size = d.at(1).get<uint64_t>();
       s.mtimeNs = d.at(2).get<int64_t>();
       s.hash = d.at(3).get<std::string>();
-      if (!stampStillValid(s)) return std::nullopt;
+      r.deps.push_back(std::move(s));
     }
-    CachedAnalysis a;
-    a.result = resultFrom(j.at("result"));
-    a.kernels = j.at("kernels").get<unsigned>();
-    for (const auto& l : j.at("log")) a.log.push_back(l.get<std::string>());
-    return a;
+    r.analysis.result = resultFrom(j.at("result"));
+    r.analysis.kernels = j.at("kernels").get<unsigned>();
+    for (const auto& l : j.at("log")) r.analysis.log.push_back(l.get<std::string>());
+    return r;
   } catch (const std::exception&) {
-    return std::nullopt;  // corrupt or from another format: ignored, replaced by the next store
+    return std::nullopt;  // from another format: ignored, replaced by the next store
   }
 }
 
-void storeCachedResult(const std::string& cacheDir, const std::string& file, const std::string& key,
-                       const std::vector<FileStamp>& deps, const CachedAnalysis& a) {
+std::string resultEntryText(const std::string& key, const std::vector<FileStamp>& deps, const CachedAnalysis& a) {
   json j;
   j["key"] = key;
   j["deps"] = json::array();
@@ -369,13 +406,35 @@ void storeCachedResult(const std::string& cacheDir, const std::string& file, con
   j["result"] = resultJson(a.result);
   j["kernels"] = a.kernels;
   j["log"] = a.log;
-  std::string text;
+  std::string body;
   try {
-    text = j.dump();
+    body = j.dump();
   } catch (const std::exception&) {
-    return;  // text that is not UTF-8 (a message quoting the source): not stored
+    return {};  // text that is not UTF-8 (a message quoting the source): not stored
   }
-  writeFileAtomically(entryPath(cacheDir, file), text);
+  return withChecksum(kEntryMagic, body);
+}
+
+std::optional<CachedAnalysis> loadCachedResult(const std::string& cacheDir, const std::string& file,
+                                               const std::string& key) {
+  auto text = readWhole(entryPath(cacheDir, file));
+  if (!text) return std::nullopt;
+  auto r = parseResultEntry(*text, key);
+  if (!r) return std::nullopt;
+  for (const auto& s : r->deps)
+    if (!stampStillValid(s)) return std::nullopt;
+  return std::move(r->analysis);
+}
+
+void storeCachedResult(const std::string& cacheDir, const std::string& file, const std::string& key,
+                       const std::vector<FileStamp>& deps, const CachedAnalysis& a) {
+  std::string text = resultEntryText(key, deps, a);
+  if (text.empty()) return;
+  std::string path = entryPath(cacheDir, file);
+  // Once per process: the temporary entries of runs that were killed.
+  static std::once_flag cleaned;
+  std::call_once(cleaned, [&] { removeDeadTemporaries(fs::path(path).parent_path().string(), ""); });
+  writeFileAtomically(path, text);
 }
 
 }  // namespace gpuopt

@@ -24,6 +24,9 @@ struct CacheOptions {
 
 // The default cache folder (XDG), or empty when neither $XDG_CACHE_HOME nor $HOME is set.
 std::string defaultCacheDir();
+// Why `dir` cannot serve as the cache folder (it cannot be created, or a file cannot be made in
+// it), or nullopt when it can. Creates it when missing.
+std::optional<std::string> cacheDirProblem(const std::string& dir);
 
 // Identifies a build of the analyzer: version, LLVM version, the executable's path, size and time,
 // the bundled headers. Part of every cache key, so a rebuilt binary never reads stale entries.
@@ -34,6 +37,12 @@ std::string toolIdentityOf(const std::string& exe);
 
 // Hex BLAKE3 of a text (cache keys, file names).
 std::string hashText(std::string_view text);
+
+// A stored text with its checksum: "MAGIC <BLAKE3 of BODY>\nBODY" (result entries, preamble
+// manifests). checkedBody returns BODY only when the text is intact: a flipped bit, a truncated or
+// edited text, another magic give nullopt (a cache miss, never a lie).
+std::string withChecksum(std::string_view magic, std::string_view body);
+std::optional<std::string_view> checkedBody(std::string_view magic, std::string_view text);
 
 // Writes `text` to `path` through a temporary file in the same folder and a rename. False on error.
 bool writeFileAtomically(const std::string& path, std::string_view text);
@@ -79,6 +88,16 @@ std::optional<CachedAnalysis> loadCachedResult(const std::string& cacheDir, cons
                                                const std::string& key);
 void storeCachedResult(const std::string& cacheDir, const std::string& file, const std::string& key,
                        const std::vector<FileStamp>& deps, const CachedAnalysis& a);
+
+// An entry's text (with its checksum) and its reading, without the file system (the fuzz target
+// tests/fuzz/fuzz_result_cache.cpp reads arbitrary bytes through parseResultEntry). parseResultEntry
+// returns nullopt for anything but an intact entry of `key`; its dependencies are not checked.
+struct StoredResult {
+  CachedAnalysis analysis;
+  std::vector<FileStamp> deps;
+};
+std::string resultEntryText(const std::string& key, const std::vector<FileStamp>& deps, const CachedAnalysis& a);
+std::optional<StoredResult> parseResultEntry(std::string_view text, const std::string& key);
 
 // Serialisation of a FileResult (lossless; also used by the tests that compare runs).
 std::string fileResultToJson(const FileResult& r);

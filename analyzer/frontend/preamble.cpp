@@ -1,4 +1,6 @@
 #include "analyzer/frontend/preamble.h"
+#include "analyzer/frontend/crash_guard.h"
+#include "analyzer/report/safe_write.h"
 
 #include <clang/Basic/SourceManager.h>
 #include <clang/Frontend/CompilerInstance.h>
@@ -198,13 +200,23 @@ struct Manifest {
   bool usable = false;
   std::string reason;
   std::vector<FileStamp> deps;
+  std::string pchHash;  // the PCH's content hash (BLAKE3) when it was stored
 };
+
+// A manifest is stored with its checksum (withChecksum): a damaged one is a miss, and so the
+// preamble is built again.
+constexpr std::string_view kManifestMagic = "gpuopt-lint-preamble";
 
 std::optional<Manifest> readManifest(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string whole = text.str();
+  auto body = checkedBody(kManifestMagic, whole);
+  if (!body) return std::nullopt;
   try {
-    json j = json::parse(in);
+    json j = json::parse(*body);
     Manifest m;
     m.usable = j.at("usable").get<bool>();
     m.reason = j.at("reason").get<std::string>();
@@ -215,10 +227,32 @@ std::optional<Manifest> readManifest(const std::string& path) {
       s.mtimeNs = d.at(2).get<int64_t>();
       m.deps.push_back(std::move(s));
     }
+    m.pchHash = j.value("pch", "");
+    if (m.usable && m.pchHash.empty()) return std::nullopt;
     return m;
   } catch (const std::exception&) {
     return std::nullopt;
   }
+}
+
+// Whether the PCH still holds the bytes its manifest recorded: a flipped bit in it could change
+// what the headers declare. Hashed once per process for each PCH (path, size and time), so a run
+// over many files that share it pays once (see docs/architecture.md, "Robustness").
+bool pchIntact(const std::string& path, const std::string& expected) {
+  static std::mutex guard;
+  static std::map<std::string, bool> seen;
+  auto quick = stampFile(path, false);
+  if (!quick) return false;
+  std::string id = path + "\n" + std::to_string(quick->size) + "\n" + std::to_string(quick->mtimeNs) + "\n" + expected;
+  {
+    std::lock_guard<std::mutex> g(guard);
+    if (auto it = seen.find(id); it != seen.end()) return it->second;
+  }
+  auto full = stampFile(path, true);
+  bool ok = full && full->hash == expected;
+  std::lock_guard<std::mutex> g(guard);
+  seen[id] = ok;
+  return ok;
 }
 
 bool depsValid(const Manifest& m) {
@@ -275,10 +309,11 @@ std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vect
       whyNot = m->reason;
       return std::nullopt;
     }
-    if (fs::exists(p.pchPath, ec)) {
+    if (pchIntact(p.pchPath, m->pchHash)) {
       p.deps = std::move(m->deps);
       return p;
     }
+    if (log && fs::exists(p.pchPath, ec)) log->push_back("preamble " + p.pchPath + ": damaged (its checksum differs); built again");
   }
 
   if (!mayBuild) {
@@ -289,6 +324,8 @@ std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vect
   // Build it: the parse command with the preamble header as the input.
   auto t0 = Clock::now();
   fs::create_directories(dir, ec);
+  // What killed runs left (up to the size of a PCH each).
+  removeDeadTemporaries(dir.string(), "");
   std::ostringstream tmpName;
   tmpName << p.pchPath << ".tmp." << ::getpid() << "." << std::this_thread::get_id();
   std::string tmp = tmpName.str();
@@ -308,7 +345,12 @@ std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vect
   ErrorCounter counter(info);
   clang::tooling::ToolInvocation inv(args, &factory, files.get(), std::make_shared<clang::PCHContainerOperations>());
   inv.setDiagnosticConsumer(&counter);
-  bool ok = inv.run();
+  bool ok = false;
+  if (auto crash = runCrashIsolated([&] { ok = inv.run(); })) {
+    ok = false;
+    info.errors = std::max(info.errors, 1u);
+    info.firstError = *crash;
+  }
   Manifest m;
   if (!ok || info.errors) {
     m.reason = info.errors ? "error in the preamble: " + info.firstError : "the preamble could not be built";
@@ -335,11 +377,20 @@ std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vect
   for (const auto& d : m.deps) j["deps"].push_back({d.path, d.size, d.mtimeNs});
   bool stored = true;
   if (m.usable) {
+    auto stamp = stampFile(tmp, true);
+    stored = stamp.has_value();
+    if (stamp) j["pch"] = stamp->hash;
+  }
+  if (m.usable && stored) {
     fs::rename(tmp, p.pchPath, ec);
     stored = !ec;
   }
   fs::remove(tmp, ec);
-  if (stored) writeFileAtomically(manifestPath, j.dump());
+  // Clang's own temporary file (TMP-XXXXXXXX...) stays when writing failed (a full disk).
+  removeDeadTemporaries(dir.string(), key + ".pch", /*includeOwn=*/true);
+  // The reason may quote source bytes that are not UTF-8.
+  if (stored)
+    writeFileAtomically(manifestPath, withChecksum(kManifestMagic, j.dump(-1, ' ', false, json::error_handler_t::replace)));
   double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   if (log)
     log->push_back(fmt::format("preamble {} ({} leading includes): built in {:.0f} ms{}", p.pchPath, includes.size(), ms,

@@ -35,6 +35,10 @@ constexpr int64_t kGridDimRep = 64;
 constexpr unsigned kMaxConcreteIters = 64;
 constexpr unsigned kSymbolicIters = 2;
 constexpr size_t kMaxSteps = 400000;
+// The work bound on loops (issue 33): loop bodies walked per kernel, all loops together. Past it,
+// each loop walks its first iteration only (every statement is still seen) and what the iterations
+// not walked would assign becomes a guess (Value::symbolic); KernelModel::loopCuts() says so.
+constexpr unsigned kMaxLoopWalks = 4096;
 constexpr int kMaxInlineDepth = 8;
 
 class Builder : public LaneDomain {
@@ -254,6 +258,7 @@ class Builder : public LaneDomain {
   void leaveBlockVariant(bool variant) { blockVariantDepth_ -= variant; }
   int depth_ = 0;
   size_t steps_ = 0;
+  unsigned loopWalks_ = 0;  // loop bodies walked so far (kMaxLoopWalks)
 };
 
 }  // namespace gpuopt::model_detail

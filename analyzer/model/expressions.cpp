@@ -65,6 +65,22 @@ Value Builder::paramValue(const clang::ParmVarDecl* p) {
   return unknown();
 }
 
+namespace {
+// Whether `e` has at most kMaxFoldedNodes nodes (counted without recursion, up to the bound).
+constexpr unsigned kMaxFoldedNodes = 256;
+bool smallExpr(const clang::Expr* e) {
+  llvm::SmallVector<const clang::Stmt*, 32> todo{e};
+  unsigned n = 0;
+  while (!todo.empty()) {
+    const clang::Stmt* s = todo.pop_back_val();
+    if (++n > kMaxFoldedNodes) return false;
+    for (const clang::Stmt* c : s->children())
+      if (c) todo.push_back(c);
+  }
+  return true;
+}
+}  // namespace
+
 Value Builder::eval(const clang::Expr* e) {
   if (!e) return unknown();
   e = strip(e);
@@ -73,8 +89,11 @@ Value Builder::eval(const clang::Expr* e) {
   // Constants: literals, constexpr, #define, enumerators, sizeof, template arguments.
   if (type->isIntegralOrEnumerationType()) {
     // Constant folding is asked once per expression (loops evaluate the same ones many times).
+    // Clang's folding walks the whole expression: asked of each operand of a 65,536-term sum it
+    // would cost the square (minutes); a larger expression is folded operand by operand instead
+    // (evalBinary and the rest combine the constants).
     auto [it, fresh] = folded_.try_emplace(e);
-    if (fresh && !e->isValueDependent() && !e->HasSideEffects(ctx_)) {
+    if (fresh && !e->isValueDependent() && smallExpr(e) && !e->HasSideEffects(ctx_)) {
       clang::Expr::EvalResult r;
       if (e->EvaluateAsInt(r, ctx_)) it->second = r.Val.getInt().getExtValue();
     }

@@ -121,6 +121,9 @@ class KernelModel {
   const std::vector<Branch>& branches() const { return branches_; }
   const std::vector<Barrier>& barriers() const { return barriers_; }
   bool truncated() const { return truncated_; }
+  // Loops cut by the work bound (model_detail::kMaxLoopWalks): how many, and the first one.
+  unsigned loopCuts() const { return loopCuts_; }
+  clang::SourceLocation firstLoopCut() const { return firstLoopCut_; }
 
   // Thread coordinates.
   unsigned tx(unsigned t) const { return t % bx_; }
@@ -157,6 +160,8 @@ class KernelModel {
   std::vector<Barrier> barriers_;
   bool truncated_ = false;
   std::string truncatedBy_;  // why the walk stopped early (empty: its step limit)
+  unsigned loopCuts_ = 0;
+  clang::SourceLocation firstLoopCut_;
   std::string outOfBounds_;  // an array indexed past its declared size (name), if any
   clang::SourceRange blockRange_;
   unsigned gridBlocks_ = 0;

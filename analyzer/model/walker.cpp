@@ -294,6 +294,7 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
   bool variant = false;  // other blocks run other iterations (a trip count depending on blockIdx)
   bool approx = false;   // walked with threads the bound let none of in (a guess)
   bool capped = false;   // stopped by the walk's iteration limit, not by every thread leaving
+  bool cut = false;      // stopped by the work bound (kMaxLoopWalks)
   const size_t firstBranch = m_.branches_.size();
   auto noteCond = [&](const Value& c) {
     if (!variant && blockVariant(c)) {
@@ -336,10 +337,12 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
       }
     }
     unsigned cap = symbolicCond ? kSymbolicIters : kMaxConcreteIters;
-    if (iter >= cap) {
+    if (iter >= cap || (iter > 0 && loopWalks_ >= kMaxLoopWalks)) {
       capped = true;
+      cut = iter < cap;
       break;
     }
+    ++loopWalks_;
     // A loop without a constant trip count (or none found): not unrolled by the compiler.
     if ((symbolicCond || !cond) && !countedRuntime) ++runtimeLoops_, countedRuntime = true;
     if (countedRuntime) runtimeIter_ = ++runtimeIters_;
@@ -379,8 +382,10 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
   loops_.pop_back();
   // Variables the body assigns, after a body whose rest was skipped on a guess (`cw++` after such
   // a `continue`): their values are guesses too (symbolic), so a condition on them (`if (cw)`)
-  // does not hide what it guards (HeCBench word2vec: the barriers under `if (cw)`).
-  if (symbolicSkip) {
+  // does not hide what it guards (HeCBench word2vec: the barriers under `if (cw)`). The same after
+  // a loop the work bound cut: the iterations not walked would have assigned them.
+  if (cut && m_.loopCuts_++ == 0) m_.firstLoopCut_ = s->getBeginLoc();
+  if (symbolicSkip || cut) {
     for (const clang::VarDecl* vd : assignedVars(body))
       for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
         if (auto f = it->vars.find(vd); f != it->vars.end()) {

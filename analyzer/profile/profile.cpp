@@ -190,7 +190,8 @@ int runNcu(const RunOptions& o, std::string& error) {
   if (e) return e;
   {
     std::ofstream rec(fs::path(o.outDir) / kRecordFile);
-    rec << nlohmann::json{{"launchCount", o.launchCount}, {"kernelFilter", o.kernelFilter}, {"command", o.command}}.dump()
+    rec << nlohmann::json{{"launchCount", o.launchCount}, {"kernelFilter", o.kernelFilter}, {"command", o.command}}
+               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
         << "\n";
   }
   if (output.find("No source files were imported") != std::string::npos) {

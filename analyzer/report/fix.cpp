@@ -12,7 +12,10 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "analyzer/frontend/cache.h"
+#include "analyzer/frontend/frontend.h"
 #include "analyzer/report/output.h"
+#include "analyzer/report/safe_write.h"
 #include "analyzer/report/source_cache.h"
 
 namespace gpuopt {
@@ -197,12 +200,24 @@ std::string unifiedDiff(const std::string& before, const std::string& after, con
 }
 
 bool applyFixes(const std::string& file, const std::vector<Diagnostic>& diags, bool dryRun, std::ostream& out,
-                std::string& error, const std::string& diffPath) {
+                std::string& error, const std::string& diffPath, const std::string& expectedHash, bool* skipped) {
+  if (skipped) *skipped = false;
+  if (!dryRun) testHookBeforeFix();
   std::ifstream in(file, std::ios::binary);
   if (!in) { error = "cannot read file for --fix"; return false; }
   std::stringstream ss;
   ss << in.rdbuf();
   std::string text = ss.str();
+  // The fixes' places are those of the text the analysis read: a file edited since (while the tool
+  // ran) is left alone. The parse read `<< <` joined (normalizeLaunchChevrons, same length).
+  if (!expectedHash.empty() && hashText(text) != expectedHash) {
+    std::string joined = text;
+    if (!normalizeLaunchChevrons(joined) || hashText(joined) != expectedHash) {
+      if (skipped) *skipped = true;
+      error = "changed since it was analysed; not fixed (run gpuopt-lint --fix again)";
+      return false;
+    }
+  }
   unsigned applied = 0;
   std::string fixed = applyFixesToText(text, diags, &applied);
   if (!applied) return true;
@@ -210,23 +225,16 @@ bool applyFixes(const std::string& file, const std::vector<Diagnostic>& diags, b
     out << unifiedDiff(text, fixed, diffPath.empty() ? file : diffPath);
     return true;
   }
-  // Atomic write: temp file in the same folder, then rename over the original.
-  std::string tmp = file + ".gpuopt-lint.tmp." + std::to_string(::getpid());
-  {
-    std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
-    if (!o) { error = "cannot write temporary file for --fix"; return false; }
-    o << fixed;
-    o.flush();
-    if (!o) { std::remove(tmp.c_str()); error = "cannot write temporary file for --fix"; return false; }
+  // Through symbolic links, keeping hard links, owner and mode; all or nothing (safe_write.h).
+  switch (replaceFileContents(file, text, fixed, error)) {
+    case WriteOutcome::Written: return true;
+    case WriteOutcome::Changed:
+      if (skipped) *skipped = true;
+      error = "changed while it was being fixed; not fixed (run gpuopt-lint --fix again)";
+      return false;
+    case WriteOutcome::Failed: return false;
   }
-  std::error_code ec;
-  std::filesystem::permissions(tmp, std::filesystem::status(file, ec).permissions(), ec);
-  if (std::rename(tmp.c_str(), file.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    error = "cannot replace file for --fix";
-    return false;
-  }
-  return true;
+  return false;
 }
 
 }  // namespace gpuopt

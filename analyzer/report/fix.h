@@ -14,9 +14,12 @@ struct FileResult;
 std::string applyFixesToText(const std::string& text, const std::vector<Diagnostic>& diags, unsigned* applied = nullptr);
 // With dryRun, prints the fixes as a unified diff to `out` instead of writing (paths "a/PATH" and
 // "b/PATH", PATH = `diffPath` or else `file`: git apply and patch -p1 take it). Returns false with
-// `error` on failure.
+// `error` on failure. `expectedHash` (FileResult::sourceHashes): the hash of the text the fixes were
+// computed from; a file that no longer holds it is not written (false, `skipped` set). The write goes
+// through replaceFileContents (analyzer/report/safe_write.h).
 bool applyFixes(const std::string& file, const std::vector<Diagnostic>& diags, bool dryRun, std::ostream& out,
-                std::string& error, const std::string& diffPath = "");
+                std::string& error, const std::string& diffPath = "", const std::string& expectedHash = "",
+                bool* skipped = nullptr);
 // A unified diff (3 lines of context) from `before` to `after` of the file named `path`.
 std::string unifiedDiff(const std::string& before, const std::string& after, const std::string& path);
 

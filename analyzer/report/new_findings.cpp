@@ -95,7 +95,8 @@ bool writeBaseline(const std::string& path, const std::vector<FileResult>& resul
                         "file's folder), rule and fingerprint; the line and message are for reading only"},
               {"findings", findings}};
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << doc.dump(2) << "\n";
+  // A message or file name with bytes that are not UTF-8: written as U+FFFD, never an abort.
+  out << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   out.flush();
   if (!out) {
     error = "cannot write the baseline '" + path + "'";

@@ -13,17 +13,25 @@
 
 #include "analyzer/rule/embedded_docs.h"
 #include "analyzer/rule/rule_info.h"
+#include "analyzer/report/utf8.h"
 
 namespace gpuopt {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+// Text that is not UTF-8 (a message quoting source bytes) is written with U+FFFD in its place.
+constexpr auto kReplace = json::error_handler_t::replace;
 
 std::string relativePath(const std::string& path, const std::string& cwd) {
   if (path.empty() || cwd.empty()) return path;
   std::error_code ec;
-  fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  fs::path abs = fs::absolute(path, ec);
+  if (ec) return path;
+  // A path that cannot be resolved (a symbolic link loop: ELOOP) keeps its spelled name.
+  fs::path p = fs::weakly_canonical(abs, ec);
+  if (ec || p.empty()) p = abs.lexically_normal();
   fs::path base = fs::weakly_canonical(fs::path(cwd), ec);
+  if (ec || base.empty()) base = fs::path(cwd).lexically_normal();
   auto rel = p.lexically_relative(base);
   if (rel.empty() || *rel.begin() == "..") return p.generic_string();
   return rel.generic_string();
@@ -193,7 +201,8 @@ void writeJson(std::ostream& os, const std::vector<FileResult>& results, const O
     }
     files.push_back(std::move(f));
   }
-  os << json{{"tool", "gpuopt-lint"}, {"version", oc.toolVersion}, {"files", files}}.dump(2) << "\n";
+  // Messages may quote source bytes that are not UTF-8: written as U+FFFD, never an abort.
+  os << json{{"tool", "gpuopt-lint"}, {"version", oc.toolVersion}, {"files", files}}.dump(2, ' ', false, kReplace) << "\n";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -219,7 +228,7 @@ void writeStatistics(std::ostream& os, const std::vector<FileResult>& results, b
     json out = json::array();
     for (const auto& [id, c] : rows)
       out.push_back({{"code", id}, {"count", c.n}, {"fixable", c.fixable}, {"summary", summary(id)}});
-    os << out.dump(2) << "\n";
+    os << out.dump(2, ' ', false, kReplace) << "\n";
     return;
   }
   size_t width = 0;
@@ -287,6 +296,8 @@ std::string uriPath(const std::string& path) {
 
 // Relative to %SRCROOT% (the working directory) when inside it, else an absolute file:// URI.
 json artifactLocation(const std::string& file, const OutputContext& oc) {
+  // Bytes of a file name that are not UTF-8 are percent-encoded (uriPath spells every byte
+  // outside ASCII so).
   std::string rel = relativePath(file, oc.cwd);
   if (!rel.empty() && rel[0] == '/') return {{"uri", "file://" + uriPath(rel)}};
   return {{"uri", uriPath(rel)}, {"uriBaseId", "%SRCROOT%"}};
@@ -424,14 +435,15 @@ void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const 
   json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({run})}};
-  os << log.dump(2) << "\n";
+  os << log.dump(2, ' ', false, kReplace) << "\n";
 }
 
 // ---------------------------------------------------------------------------------------------
 // GitHub Actions workflow commands
 std::string githubEscapeData(std::string_view s) {
+  // The runner reads UTF-8: source bytes that are not are written as U+FFFD.
   std::string out;
-  for (char c : s) {
+  for (char c : toValidUtf8(s)) {
     if (c == '%') out += "%25";
     else if (c == '\r') out += "%0D";
     else if (c == '\n') out += "%0A";

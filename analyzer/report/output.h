@@ -1,6 +1,7 @@
 // Output formats, all fed from the same Diagnostic model: text (clang style), json, sarif, github.
 #pragma once
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct FileResult {
   std::vector<InputError> errors;
   int kernels = -1;      // kernels analysed (-1: not analysed at all)
   std::string includer;  // the file it was analysed through, when it does not compile alone
+  // The content hash (hashText) of each file a fix edits, as the analysis read it: --fix leaves a
+  // file alone when it changed since (applyFixes).
+  std::map<std::string, std::string> sourceHashes;
 };
 
 // Where the rule docs are published (SARIF helpUri, the language server's codeDescription).

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <set>
 
+#include "analyzer/frontend/cache.h"
 #include "rules/impact.h"
 
 namespace gpuopt {
@@ -110,6 +112,27 @@ bool LintedFiles::inProject(clang::SourceLocation loc) const {
   for (const auto& ex : s_.excluded) own = own && !under(path, ex);
   it->second = own;
   return own;
+}
+
+std::map<std::string, std::string> fixedFileHashes(const clang::SourceManager& sm, const LintedFiles& files,
+                                                   const std::vector<Diagnostic>& diags) {
+  std::set<std::string> names;
+  for (const auto& d : diags)
+    if (!d.fixIts.empty()) {
+      names.insert(d.span.begin.file);
+      for (const auto& f : d.fixIts) names.insert(f.span.begin.file);
+    }
+  std::map<std::string, std::string> out;
+  // Each by its name (not by walking the SourceManager's file table: with a precompiled preamble
+  // it holds entries of the PCH that are not this parse's files).
+  for (const auto& name : names) {
+    auto ref = sm.getFileManager().getOptionalFileRef(name);
+    if (!ref) continue;
+    clang::FileID fid = sm.translateFile(*ref);
+    if (fid.isInvalid() || !files.containsFile(fid)) continue;
+    if (auto text = sm.getBufferDataOrNone(fid)) out[name] = hashText(*text);
+  }
+  return out;
 }
 
 std::string LintedFiles::displayName(clang::FileID fid) const {

@@ -62,6 +62,11 @@ class LintedFiles {
   mutable std::unordered_map<unsigned, bool> cache_;
 };
 
+// The content hash (hashText) of each linted file a finding's fix edits, as this parse read it
+// (FileResult::sourceHashes: --fix leaves alone a file that changed since).
+std::map<std::string, std::string> fixedFileHashes(const clang::SourceManager& sm, const LintedFiles& files,
+                                                   const std::vector<Diagnostic>& diags);
+
 class RuleContext {
  public:
   RuleContext(clang::ASTContext& ctx, const ModelOptions& opts, const LintedFiles& files)

@@ -184,14 +184,45 @@ TEST(Cache, AStaleOrDamagedPreambleIsRebuiltNotTrusted) {
   RunResult stale = runLint(args);
   EXPECT_EQ(stale.out, bare.out);
   EXPECT_NE(stale.err.find(": built in"), std::string::npos) << "a stale preamble was used:\n" << stale.err;
-  // A truncated PCH with an intact manifest: not loadable, so the file is parsed without it.
+  // A truncated PCH, or one with a flipped bit, with an intact manifest: its checksum differs, so it
+  // is built again (issue 33: a flipped bit could change what the headers declare; a truncated
+  // one was parsed without, and the next run tried it again).
+  for (int damage = 0; damage < 2; ++damage) {
+    for (auto& e : fs::directory_iterator(pre))
+      if (e.path().extension() == ".pch") {
+        if (damage == 0) {
+          fs::resize_file(e.path(), 4096);
+        } else {
+          std::string bytes = readFile(e.path().string());
+          bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x10);
+          writeFile(e.path().string(), bytes);
+        }
+      }
+    fs::remove_all(fs::path(cache) / "v1" / "results");
+    RunResult damaged = runLint(args);
+    EXPECT_EQ(damaged.out, bare.out);
+    EXPECT_EQ(damaged.rc, bare.rc);
+    EXPECT_NE(damaged.err.find("damaged (its checksum differs); built again"), std::string::npos) << damaged.err;
+    EXPECT_NE(damaged.err.find(": built in"), std::string::npos) << damaged.err;
+  }
+  // A manifest with a flipped bit that leaves it valid JSON ("<cstdio>" becomes "<bstdio>" in its
+  // list of includes): a miss, built again.
+  // (Each manifest that lists it: a fallback preamble of the forced includes alone does not.)
+  unsigned flippedManifests = 0;
   for (auto& e : fs::directory_iterator(pre))
-    if (e.path().extension() == ".pch") fs::resize_file(e.path(), 4096);
+    if (e.path().extension() == ".json") {
+      std::string text = readFile(e.path().string());
+      size_t at = text.find("\"<cstdio>\"");
+      if (at == std::string::npos) continue;
+      text[at + 2] = static_cast<char>(text[at + 2] ^ 0x01);
+      writeFile(e.path().string(), text);
+      ++flippedManifests;
+    }
+  ASSERT_GT(flippedManifests, 0u);
   fs::remove_all(fs::path(cache) / "v1" / "results");
-  RunResult truncated = runLint(args);
-  EXPECT_EQ(truncated.out, bare.out);
-  EXPECT_EQ(truncated.rc, bare.rc);
-  EXPECT_NE(truncated.err.find("could not be used; parsed without it"), std::string::npos) << truncated.err;
+  RunResult flipped = runLint(args);
+  EXPECT_EQ(flipped.out, bare.out);
+  EXPECT_NE(flipped.err.find(": built in"), std::string::npos) << "a damaged manifest was trusted:\n" << flipped.err;
   fs::remove_all(dir);
 }
 
@@ -202,9 +233,18 @@ TEST(Cache, CacheFlagsAndAnUnwritableCacheFolder) {
   std::string dir = tempDir("cache-unwritable");
   writeFile(dir + "/file", "x");
   writeFile(dir + "/k.cu", "__global__ void k(float* a) { a[threadIdx.x] = 1.f; }\n");
-  r = runLint("--no-cuda --cache-dir '" + dir + "/file/sub' '" + dir + "/k.cu'");
-  EXPECT_EQ(r.rc, 2);
-  EXPECT_NE(r.err.find("cannot be written"), std::string::npos) << r.err;
+  // An unusable cache folder, given or the default: the files are analysed without the cache, and
+  // that is said once (issue 33: a given one was exit 2 with no findings, the default was silent).
+  for (const std::string& how : {"--cache-dir '" + dir + "/file/sub'", std::string()}) {
+    r = runLint("--no-cuda " + how + " '" + dir + "/k.cu'", "", how.empty() ? "XDG_CACHE_HOME='" + dir + "/file'" : "");
+    EXPECT_EQ(r.rc, 0) << how << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find("0 findings in 1 file analysed (1 kernel)"), std::string::npos) << r.err;
+    size_t at = r.err.find("cannot use the cache folder");
+    ASSERT_NE(at, std::string::npos) << how << ": " << r.err;
+    EXPECT_EQ(r.err.find("cannot use the cache folder", at + 1), std::string::npos) << "said once: " << r.err;
+    EXPECT_NE(r.err.find(how.empty() ? "($XDG_CACHE_HOME)" : "(--cache-dir)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("analysing without the cache"), std::string::npos) << r.err;
+  }
   r = runLint("--no-cuda --no-cache '" + dir + "/k.cu'");
   EXPECT_EQ(r.rc, 0) << r.out << r.err;
   EXPECT_NE(r.err.find("0 findings in 1 file analysed (1 kernel) in "), std::string::npos) << r.err;
@@ -300,6 +340,47 @@ TEST(Cache, AResultThroughAnIncluderIsStoredAndFollowsTheIncluder) {
   writeFile(dir + "/other.cu", "#include \"kern.cu\"\n");
   RunResult added = runLint(args);
   EXPECT_EQ(added.err.find("from the result cache"), std::string::npos) << added.err;
+  fs::remove_all(dir);
+}
+
+TEST(Cache, AStoredResultWithAFlippedBitOrEmptiedFindingsIsAnalysedAgain) {
+  // Issue 33: one flipped bit moved a finding to another line; emptied findings gave exit 0.
+  std::string dir = tempDir("cache-checksum");
+  std::string cache = dir + "/cache";
+  writeFile(dir + "/k.cu", "__global__ void k(float* a) {\n  a[threadIdx.x * 32] = 1.f;\n}\n");
+  std::string args = "--no-cuda --verbose --cache-dir '" + cache + "' '" + dir + "/k.cu'";
+  RunResult first = runLint(args);
+  ASSERT_EQ(first.rc, 1) << first.err;
+  ASSERT_NE(first.out.find("k.cu:2:"), std::string::npos) << first.out;
+  fs::path entry;
+  for (auto& e : fs::directory_iterator(fs::path(cache) / "v1" / "results")) entry = e.path();
+  ASSERT_FALSE(entry.empty());
+  const std::string stored = readFile(entry.string());
+  // The finding's line 2 becomes 3: 0x32 ^ 0x01 = 0x33.
+  std::string flipped = stored;
+  size_t at = flipped.find("\"span\":[");
+  ASSERT_NE(at, std::string::npos) << stored;
+  at = flipped.find(",2,", at);
+  ASSERT_NE(at, std::string::npos) << stored;
+  flipped[at + 1] = static_cast<char>(flipped[at + 1] ^ 1);
+  writeFile(entry.string(), flipped);
+  RunResult afterFlip = runLint(args);
+  EXPECT_EQ(afterFlip.out, first.out);
+  EXPECT_EQ(afterFlip.err.find("from the result cache"), std::string::npos) << afterFlip.err;
+  // The findings emptied: still analysed again, still exit 1.
+  std::string emptied = readFile(entry.string());
+  size_t b = emptied.find("\"diags\":[");
+  size_t e = emptied.find("],\"errors\"", b);
+  ASSERT_TRUE(b != std::string::npos && e != std::string::npos) << emptied;
+  emptied.replace(b, e + 1 - b, "\"diags\":[]");
+  writeFile(entry.string(), emptied);
+  RunResult afterEmpty = runLint(args);
+  EXPECT_EQ(afterEmpty.rc, 1);
+  EXPECT_EQ(afterEmpty.out, first.out);
+  // The launcher reads entries through the same check.
+  RunResult served = runLint(args);
+  EXPECT_EQ(served.out, first.out);
+  EXPECT_NE(served.err.find("without starting the analyzer"), std::string::npos) << served.err;
   fs::remove_all(dir);
 }
 

@@ -93,6 +93,14 @@ TEST(JsonRpc, ContentChangesFullAndRanged) {
   EXPECT_EQ(text, "new");
   EXPECT_FALSE(lsp::applyContentChange(text, {{"range", 3}}, lsp::Encoding::Utf16));
   EXPECT_EQ(text, "new");
+  // A range without "start" or a position without "line" (issue 33, found by fuzz_jsonrpc: a
+  // const operator[] read past the object): refused, the text unchanged.
+  const nlohmann::json noStart = {{"range", {{"end", {{"line", 0}, {"character", 1}}}}}, {"text", "x"}};
+  EXPECT_FALSE(lsp::applyContentChange(text, noStart, lsp::Encoding::Utf16));
+  const nlohmann::json noLine = {{"range", {{"start", {{"character", 0}}}, {"end", {{"line", 0}, {"character", 1}}}}},
+                                 {"text", "x"}};
+  EXPECT_FALSE(lsp::applyContentChange(text, noLine, lsp::Encoding::Utf16));
+  EXPECT_EQ(text, "new");
 }
 
 TEST(Cli, OtherLintersFlagsAndAliases) {
@@ -215,4 +223,73 @@ TEST(Grouping, FoldedRepeatsKeepTheirMechanicalFixes) {
   ASSERT_EQ(v.size(), 1u);
   ASSERT_EQ(v[0].fixIts.size(), 3u);  // its own two (as they were) and the folded one's, once
   EXPECT_EQ(v[0].fixIts.back().span.begin.line, 3u);
+}
+
+// Issue 33: messages a client (or an attacker) may send never take the server down.
+TEST(JsonRpc, OversizedDeepAndEndlessMessagesAreRefusedWithoutReadingThemWhole) {
+  std::string err;
+  int code = 0;
+  lsp::ReadLimits small;
+  small.maxBytes = 100;
+  // Too large: skipped by its Content-Length, the next message is read.
+  std::string big = R"({"jsonrpc":"2.0","method":"x","params":{"t":")" + std::string(200, 'a') + "\"}}";
+  std::istringstream in(frame(big) + frame(R"({"jsonrpc":"2.0","id":1,"method":"shutdown"})"));
+  EXPECT_FALSE(lsp::readMessage(in, err, &code, small));
+  EXPECT_EQ(code, lsp::kInvalidRequest);
+  EXPECT_NE(err.find("larger than the limit of 100 bytes"), std::string::npos) << err;
+  auto next = lsp::readMessage(in, err, &code, small);
+  ASSERT_TRUE(next) << err;
+  EXPECT_EQ((*next)["method"], "shutdown");
+  // A length no memory holds (bad_alloc before): refused, nothing allocated.
+  std::istringstream huge("Content-Length: 1000000000000\r\n\r\n{}");
+  EXPECT_FALSE(lsp::readMessage(huge, err, &code));
+  EXPECT_EQ(code, lsp::kInvalidRequest);
+  EXPECT_NE(err.find("1000000000000 bytes is larger than the limit"), std::string::npos) << err;
+  // Nested 200,000 deep (a stack overflow in the JSON library before): not parsed, and the stream
+  // goes on.
+  std::string deep = R"({"jsonrpc":"2.0","method":"x","params":{"a":)" + std::string(200000, '[') +
+                     std::string(200000, ']') + "}}";
+  std::istringstream nested(frame(deep) + frame(R"({"jsonrpc":"2.0","method":"exit"})"));
+  EXPECT_FALSE(lsp::readMessage(nested, err, &code));
+  EXPECT_EQ(code, lsp::kParseError);
+  EXPECT_NE(err.find("nested deeper than 512 levels"), std::string::npos) << err;
+  ASSERT_TRUE(lsp::readMessage(nested, err, &code)) << err;
+  // Brackets inside strings are not nesting.
+  EXPECT_EQ(lsp::jsonNestingDepth(R"({"a":"[[[[{{{{\"[[["})", 100), 1u);
+  EXPECT_EQ(lsp::jsonNestingDepth("[[[]],[]]", 100), 3u);
+  // A header line that never ends: cut at 8 KiB, not read into memory whole.
+  std::istringstream endless("Content-Length: 2" + std::string(100000, '0') + "\r\n\r\n{}");
+  EXPECT_FALSE(lsp::readMessage(endless, err, &code));
+  EXPECT_EQ(code, lsp::kParseError);
+}
+
+TEST(JsonRpc, MessagesThatAreNotRequestsAreNamed) {
+  auto bad = [](const std::string& text) { return lsp::invalidRequest(json::parse(text)); };
+  EXPECT_FALSE(bad(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{}})"));
+  EXPECT_FALSE(bad(R"({"jsonrpc":"2.0","method":"initialized"})"));
+  EXPECT_FALSE(bad(R"({"jsonrpc":"2.0","id":"a","result":null})"));  // a response
+  EXPECT_FALSE(bad(R"({"jsonrpc":"2.0","id":null,"method":"x","params":[1]})"));
+  EXPECT_NE(bad("[]").value_or("").find("batch"), std::string::npos);
+  EXPECT_NE(bad(R"([{"jsonrpc":"2.0","method":"x"}])").value_or("").find("batch"), std::string::npos);
+  EXPECT_NE(bad("42").value_or("").find("JSON object, not number"), std::string::npos);
+  EXPECT_NE(bad("\"x\"").value_or("").find("not string"), std::string::npos);
+  EXPECT_NE(bad("null").value_or("").find("not null"), std::string::npos);
+  EXPECT_NE(bad(R"({"jsonrpc":"2.0","id":1,"method":42})").value_or("").find("\"method\" must be a string"),
+            std::string::npos);
+  EXPECT_NE(bad(R"({"jsonrpc":"2.0","id":{},"method":"x"})").value_or("").find("\"id\""), std::string::npos);
+  EXPECT_NE(bad(R"({"jsonrpc":"2.0","id":1.5,"method":"x"})").value_or("").find("\"id\""), std::string::npos);
+  EXPECT_NE(bad(R"({"id":1,"method":"x"})").value_or("").find("\"jsonrpc\" must be \"2.0\""), std::string::npos);
+  EXPECT_NE(bad(R"({"jsonrpc":"2.0","id":1,"method":"x","params":7})").value_or("").find("\"params\""),
+            std::string::npos);
+  EXPECT_TRUE(bad(R"({"jsonrpc":"2.0"})"));
+}
+
+TEST(JsonRpc, TextThatIsNotUtf8IsWrittenAsReplacementCharacters) {
+  std::ostringstream out;
+  lsp::writeMessage(out, {{"jsonrpc", "2.0"}, {"method", "m"}, {"params", {{"message", "a \xff\xfe b \xe2\x82"}}}});
+  std::istringstream in(out.str());
+  std::string err;
+  auto back = lsp::readMessage(in, err);
+  ASSERT_TRUE(back) << err;
+  EXPECT_EQ((*back)["params"]["message"], "a \xEF\xBF\xBD\xEF\xBF\xBD b \xEF\xBF\xBD");
 }

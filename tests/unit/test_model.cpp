@@ -575,3 +575,15 @@ TEST(Shapes, FindingsThatDependOnTheGuessAreQualifiedOrDropped) {
   auto d = shapeRun(16, 16, {});
   EXPECT_TRUE(mergeShapeRuns({c, d}, 2, "why", "k").empty());
 }
+
+// Issue 33: Clang's constant folding is asked only of expressions of at most 256 nodes (asked of
+// every operand of a 65,536-term sum it cost the square: 239 s); a larger constant expression is
+// still known, its operands folded one by one and combined by the model.
+TEST(KernelModel, LargeConstantExpressionsAreStillKnown) {
+  std::string sum = "threadIdx.x";
+  for (int i = 0; i < 2000; ++i) sum += i % 2 ? " + sizeof(int)" : " + (3 * 2 - 5)";
+  EXPECT_EQ(lanes("", sum), iota32([](int t) { return t + 1000 * 4 + 1000; }));
+  std::string constant = "(int)(1";
+  for (int i = 0; i < 300; ++i) constant += " + 1";
+  EXPECT_EQ(lanes("", constant + ") * threadIdx.x"), iota32([](int t) { return 301 * t; }));
+}

@@ -168,3 +168,87 @@ TEST(Toolchain, LanguageServerProtocolErrorsAndShutdown) {
   writeFile(d + "/in2.txt", frame(R"({"jsonrpc":"2.0","method":"exit"})"));
   EXPECT_EQ(runLint("lsp < in2.txt", d).rc, 1);
 }
+
+namespace {
+std::string lspFrame(const std::string& body) { return "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body; }
+std::vector<nlohmann::json> lspReplies(const std::string& out) {
+  std::vector<nlohmann::json> replies;
+  for (size_t at = 0; (at = out.find("Content-Length: ", at)) != std::string::npos;) {
+    size_t n = std::stoul(out.substr(at + 16));
+    size_t body = out.find("\r\n\r\n", at) + 4;
+    replies.push_back(nlohmann::json::parse(out.substr(body, n)));
+    at = body + n;
+  }
+  return replies;
+}
+}  // namespace
+
+// Issue 33: bad messages are answered as JSON-RPC says, and the server stays up.
+TEST(Toolchain, LanguageServerAnswersBadMessagesAndStaysUp) {
+  std::string d = tempDir("lsp-bad");
+  std::string deep = R"({"jsonrpc":"2.0","id":9,"method":"x","params":{"a":)" + std::string(200000, '[') +
+                     std::string(200000, ']') + "}}";
+  std::string in = lspFrame(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}})") +
+                   lspFrame("[]") +                                                   // an empty batch
+                   lspFrame(R"([{"jsonrpc":"2.0","id":2,"method":"shutdown"}])") +   // a batch
+                   lspFrame("42") +                                                   // not an object
+                   lspFrame(R"({"jsonrpc":"2.0","id":3,"method":42})") +             // method not a string
+                   lspFrame(R"({"jsonrpc":"2.0","method":["exit"]})") +              // ... in a notification
+                   lspFrame(R"({"jsonrpc":"2.0","id":4,"method":"textDocument/didOpen","params":"x"})") +
+                   lspFrame(R"({"jsonrpc":"2.0","id":5,"method":"textDocument/codeAction","params":{"textDocument":7}})") +
+                   lspFrame(deep) +                                                   // 200,000 levels
+                   lspFrame(R"({"jsonrpc":"2.0","id":6,"method":"shutdown"})") +
+                   "Content-Length: 1000000000000\r\n\r\n{}";                          // no memory holds it
+  writeFile(d + "/in.txt", in);
+  auto r = runLint("lsp < in.txt", d);
+  EXPECT_EQ(r.rc, 1) << "the input ended (inside the huge message) without exit: " << r.err;
+  auto replies = lspReplies(r.out);
+  ASSERT_EQ(replies.size(), 11u) << r.out;
+  EXPECT_TRUE(replies[0].contains("result"));
+  for (int i : {1, 2, 3}) {
+    EXPECT_EQ(replies[i]["error"]["code"], -32600) << replies[i];
+    EXPECT_TRUE(replies[i]["id"].is_null()) << replies[i];
+  }
+  EXPECT_NE(replies[2]["error"]["message"].get<std::string>().find("batch"), std::string::npos);
+  EXPECT_EQ(replies[4]["error"]["code"], -32600);
+  EXPECT_EQ(replies[4]["id"], 3) << "the id of an invalid request is kept when it is one";
+  EXPECT_EQ(replies[5]["error"]["code"], -32600);
+  EXPECT_EQ(replies[6]["error"]["code"], -32600) << "params must be an object or an array";
+  EXPECT_EQ(replies[7]["error"]["code"], -32602);
+  EXPECT_EQ(replies[8]["error"]["code"], -32700) << "nested too deep to parse";
+  EXPECT_TRUE(replies[9].contains("result") && replies[9]["result"].is_null()) << "shutdown still answered";
+  EXPECT_EQ(replies[10]["error"]["code"], -32600) << "the huge message refused";
+  EXPECT_NE(replies[10]["error"]["message"].get<std::string>().find("larger than the limit"), std::string::npos);
+  fs::remove_all(d);
+}
+
+// Issue 33: a file that crashes Clang, opened in the editor, gets an error; the server goes on.
+TEST(Toolchain, LanguageServerSurvivesAFileThatCrashesClang) {
+  std::string d = tempDir("lsp-crash");
+  std::string text = "__global__ void deep(int* out, int x) {\n  out[threadIdx.x] = x";
+  for (int i = 1; i < 65536; ++i) text += " + x";
+  text += ";\n}\n";
+  writeFile(d + "/deep.cu", text);
+  nlohmann::json open = {{"jsonrpc", "2.0"},
+                         {"method", "textDocument/didOpen"},
+                         {"params", {{"textDocument", {{"uri", "file://" + d + "/deep.cu"}, {"languageId", "cuda"}, {"version", 1}, {"text", text}}}}}};
+  writeFile(d + "/in1.txt", lspFrame(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}})") +
+                                lspFrame(open.dump()));
+  writeFile(d + "/in2.txt", lspFrame(R"({"jsonrpc":"2.0","id":2,"method":"shutdown"})") +
+                                lspFrame(R"({"jsonrpc":"2.0","method":"exit"})"));
+  // The second half is sent once the diagnostics are out (at most 120 s).
+  std::string cmd = "cd '" + d + "' && { cat in1.txt; for i in $(seq 1200); do grep -q publishDiagnostics out.txt && break; "
+                    "sleep 0.1; done; cat in2.txt; } | GPUOPT_LINT_PARSE_STACK_MB=8 XDG_CACHE_HOME='" +
+                    GPUOPT_TEST_CACHE_DIR + "' '" + GPUOPT_LINT_BIN + "' lsp --no-cuda > out.txt 2>err.txt";
+  int status = std::system(cmd.c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "server status " << status << ": " << readFile(d + "/err.txt");
+  auto replies = lspReplies(readFile(d + "/out.txt"));
+  ASSERT_EQ(replies.size(), 3u) << readFile(d + "/out.txt");
+  EXPECT_EQ(replies[1]["method"], "textDocument/publishDiagnostics");
+  auto diags = replies[1]["params"]["diagnostics"];
+  ASSERT_EQ(diags.size(), 1u) << diags;
+  EXPECT_NE(diags[0]["message"].get<std::string>().find("Clang crashed while parsing or analysing this file"), std::string::npos)
+      << diags[0];
+  EXPECT_TRUE(replies[2].contains("result")) << "shutdown answered after the crash";
+  fs::remove_all(d);
+}
