@@ -317,11 +317,12 @@ struct AxisReaders : clang::RecursiveASTVisitor<AxisReaders> {
   int axis = 1;
   bool found = false;
   bool atomics = false;
+  bool unseenRead = true;
   llvm::SmallPtrSet<const clang::FunctionDecl*, 16> seen;
   std::vector<const clang::FunctionDecl*> todo;
 
   void callee(const clang::FunctionDecl* fd) {
-    if (!fd) { found = true; return; }
+    if (!fd) { found = found || unseenRead; return; }
     if (fd->getIdentifier()) {
       llvm::StringRef n = fd->getName();
       if (n == "thread_rank" || n == "thread_index" || n == "meta_group_rank" || n.starts_with("__lanemask")) found = true;
@@ -342,7 +343,7 @@ struct AxisReaders : clang::RecursiveASTVisitor<AxisReaders> {
     if (fd->getBuiltinID()) return;
     auto& sm = fd->getASTContext().getSourceManager();
     auto loc = sm.getExpansionLoc(fd->getLocation());
-    if (loc.isInvalid() || !sm.isInSystemHeader(loc)) found = true;  // the project's, defined elsewhere
+    if (loc.isInvalid() || !sm.isInSystemHeader(loc)) found = found || unseenRead;  // the project's, defined elsewhere
   }
   bool TraverseUnaryExprOrTypeTraitExpr(clang::UnaryExprOrTypeTraitExpr*) { return true; }
   bool TraverseCXXNoexceptExpr(clang::CXXNoexceptExpr*) { return true; }
@@ -375,11 +376,12 @@ struct AxisReaders : clang::RecursiveASTVisitor<AxisReaders> {
 };
 }  // namespace
 
-bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics) {
+bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics, bool unseenRead) {
   const clang::FunctionDecl* def = nullptr;
   if (!kernel || !kernel->hasBody(def) || !def) return true;
   AxisReaders r;
   r.axis = axis;
+  r.unseenRead = unseenRead;
   r.seen.insert(def);
   r.todo.push_back(def);
   while (!r.todo.empty() && !r.found) {

@@ -60,6 +60,9 @@ bool blockBlind(const clang::FunctionDecl* kernel);
 // as a whole, a linear rank (cooperative groups' thread_rank, thread_index, a tile's
 // meta_group_rank), inline PTX reading %tid, %laneid, %warpid or a lane mask, a call through a
 // pointer or of a project function whose body is not here. `atomics`: whether it performs atomics.
-bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics = nullptr);
+// `unseenRead`: whether a call the model cannot see into (a function pointer, a function of the
+// project defined in another file) counts as reading the axis (true: the safe answer for rules; the
+// shape guess passes false, so code that visibly reads only threadIdx.x is guessed one-dimensional).
+bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics = nullptr, bool unseenRead = true);
 
 }  // namespace gpuopt

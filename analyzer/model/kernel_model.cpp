@@ -75,7 +75,9 @@ ShapeFacts KernelModel::shapeFacts(const clang::FunctionDecl* kernel, clang::AST
                                    const LaunchIndex& launches, std::string* why) {
   ShapeFacts f;
   f.defaultThreads = 256;
-  for (int a = 1; a < 3; ++a) f.usesAxis[a] = readsThreadAxis(kernel, a);
+  // The axes the code the model sees reads (a call it cannot see into does not make a shape of
+  // several dimensions plausible: with it, the rows such a guess adds are never told apart).
+  for (int a = 1; a < 3; ++a) f.usesAxis[a] = readsThreadAxis(kernel, a, nullptr, /*unseenRead=*/false);
   std::string reason = fmt::format("no launch of '{}' in this file", kernel->getNameAsString());
   if (const std::string* u = launches.unreadable(kernel)) {
     // (RuleContext merges instantiations whose findings differ only in this launch's place: keep
