@@ -262,6 +262,7 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   a.seq = seq_++;
   a.context = context();
   a.function = frames_.back().fn;
+  if (frames_.size() > 1) a.callSite = frames_[1].call;  // the kernel's own call that reached a helper
   a.guards = guards_;
   a.selectGuards = selectGuards_;
   a.inRuntimeLoop = runtimeLoops_ > 0;

@@ -1,4 +1,5 @@
 #include "analyzer/rule/rule_context.h"
+#include "analyzer/report/grouping.h"
 
 #include <clang/Lex/Lexer.h>
 
@@ -9,6 +10,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "rules/cost.h"
 #include "rules/impact.h"
 
 namespace gpuopt {
@@ -154,9 +156,10 @@ Diagnostic RuleContext::make(const RuleInfo& info, SourceSpan where, std::string
   d.message = std::move(message);
   d.demo = std::string(info.demo);
   d.function = function_;
-  // Every finding names its demo and, where one was measured, the penalty it showed.
-  if (auto impact = measuredImpact(info.id); !impact.empty()) d.message += " [" + impact + "]";
-  else if (!info.demo.empty()) d.message += " [see --demo " + std::string(info.demo) + "]";
+  // Every finding names its demo and, where one was measured, the penalty it showed (a rule sets
+  // the tag of the cause it found; said once per run in text).
+  if (auto impact = measuredImpact(info.id); !impact.empty()) d.measuredTag = impact;
+  else if (!info.demo.empty()) d.measuredTag = "see --demo " + std::string(info.demo);
   return d;
 }
 
@@ -188,13 +191,27 @@ std::string withoutLaunchLine(const std::string& msg, std::string* place) {
 }  // namespace
 
 void RuleContext::report(Diagnostic d) {
+  // The static cost (rules/cost.h): a rule that does not estimate it (correctness: a wrong result
+  // is worth acting on wherever it is) says 1. Below the rule's `min-impact` a finding is a note.
+  if (d.impact < 0) d.impact = 1;
+  if (d.impact < opts_.ruleOption(d.ruleId, "min-impact", kDefaultMinImpact)) {
+    d.severity = Severity::Note;
+    d.impactText += d.impactText.empty() ? "low impact" : ": low impact";
+  }
   std::string line;
   std::string key = withoutLaunchLine(d.message, &line);
   for (size_t i = 0; i < diags_.size(); ++i) {
     const auto& e = diags_[i];
     if (e.ruleId == d.ruleId && e.span.begin.file == d.span.begin.file && e.span.begin.line == d.span.begin.line &&
-        e.span.begin.col == d.span.begin.col && seen_[i].key == key) {
-      // The same finding from another template instantiation.
+        e.span.begin.col == d.span.begin.col) {
+      // One finding per place: another instantiation (or launch shape, or a second access of one
+      // expression) at the same place. Its figures may differ: those are named, not reported again.
+      if (seen_[i].key != key) {
+        if (!instantiation_.empty() && seen_[i].group == group_ &&
+            std::find(seen_[i].differing.begin(), seen_[i].differing.end(), instantiation_) == seen_[i].differing.end())
+          seen_[i].differing.push_back(instantiation_);
+        return;
+      }
       if (!instantiation_.empty() && seen_[i].group == group_) seen_[i].instantiations.push_back(instantiation_);
       if (!line.empty() && std::find(seen_[i].lines.begin(), seen_[i].lines.end(), line) == seen_[i].lines.end())
         seen_[i].lines.push_back(line);
@@ -224,16 +241,24 @@ void RuleContext::finishInstantiations() {
     if (s.instantiations.empty()) continue;
     auto all = instancesOf_.find(s.group);
     std::set<std::string> mine(s.instantiations.begin(), s.instantiations.end());
-    if (all == instancesOf_.end() || mine == all->second) continue;  // every instantiation: nothing to say
-    bool launch = s.group.rfind("launches of ", 0) == 0;
-    std::string list;
-    for (const auto& n : mine) list += launch ? (list.empty() ? "" : " and ") + n : (list.empty() ? "'" : ", '") + n + "'";
-    std::string suffix = launch ? fmt::format("; for {}", list)
-                                : fmt::format("; in instantiation{} {}", mine.size() == 1 ? "" : "s", list);
     Diagnostic& d = diags_[i];
-    size_t bracket = d.message.rfind(" [");
-    if (bracket != std::string::npos && d.message.back() == ']') d.message.insert(bracket, suffix);
-    else d.message += suffix;
+    bool launch = s.group.rfind("launches of ", 0) == 0;
+    std::string differ;
+    if (!s.differing.empty())  // the same place with other figures: named compactly, not reported again
+      differ = launch ? fmt::format("; other figures for {} more launch shape{}", s.differing.size(), s.differing.size() == 1 ? "" : "s")
+                      : fmt::format("; other figures in {}", compactList(s.differing));
+    if (all == instancesOf_.end() || mine == all->second) {  // every instantiation: nothing to say
+      d.message += differ;
+      continue;
+    }
+    if (launch) {
+      std::string list;
+      for (const auto& n : mine) list += (list.empty() ? "" : " and ") + n;
+      d.message += fmt::format("; for {}", list) + differ;
+      continue;
+    }
+    d.instantiations.assign(mine.begin(), mine.end());
+    d.message += instantiationSuffix(d.instantiations) + differ;
   }
 }
 
