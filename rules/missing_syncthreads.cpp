@@ -30,6 +30,7 @@ void MissingSyncthreadsRule::checkKernel(const KernelModel& m, RuleContext& rc) 
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
     Diagnostic d = rc.make(kInfo, rc.span(b.expr), msg);
     if (r.possible) d.severity = Severity::Warning;  // a definite race is an error
+    addCallSiteNote(b, rc, d);
     d.notes.push_back({rc.span(a.expr), fmt::format("{} {} {} here{}", m.threadName(r.t1), aWrites ? "writes" : "reads",
                                                     elementName(a, r.firstByteAddr), atContext(a.context))});
     if (kind == "read-after-write")

@@ -201,3 +201,39 @@ TEST(Places, AdviceFitsTheCause) {
   ASSERT_EQ(st.size(), 1u);
   EXPECT_NE(st[0]["message"].get<std::string>().find("launches 'work'"), std::string::npos) << st[0].dump(2);
 }
+
+TEST(Places, WarpWritesThatOnlyOverwriteAreNotCalledAReduction) {
+  std::string d = tempDir("ww");
+  writeFile(d + "/k.cu",
+            "__global__ void overwrite(float* out) {\n  __shared__ float s[64];\n  int t = threadIdx.x;\n"
+            "  if (t < 32) {\n    s[t] = 1.0f;\n    s[t ^ 1] = 2.0f;\n  }\n  __syncthreads();\n  out[t] = s[t];\n}\n"
+            "__global__ void tail(float* out) {\n  __shared__ float s[64];\n  int t = threadIdx.x;\n  s[t] = t;\n"
+            "  __syncthreads();\n  if (t < 32) {\n    s[t] += s[t + 16];\n    s[t] += s[t + 8];\n  }\n"
+            "  __syncthreads();\n  out[t] = s[0];\n}\n"
+            "void go(float* o) { overwrite<<<1, 64>>>(o); tail<<<1, 64>>>(o); }\n");
+  std::map<int, json> byLine;
+  for (const auto& x : findings(lintJson(d, "--no-group --rules=unsafe-warp-reduce k.cu"))) byLine[x["location"]["line"]] = x;
+  ASSERT_EQ(byLine.size(), 2u) << json(byLine).dump(2);
+  std::string ww = byLine[6]["message"], red = byLine.rbegin()->second["message"];
+  EXPECT_NE(ww.find("write the same words"), std::string::npos) << ww;
+  EXPECT_EQ(ww.find("reduction"), std::string::npos) << ww;
+  EXPECT_EQ(ww.find("read each other"), std::string::npos) << ww;
+  EXPECT_EQ(byLine[6]["measuredImpact"].get<std::string>().find("not measured"), 0u) << byLine[6].dump(2);
+  EXPECT_NE(red.find("reduction"), std::string::npos) << red;
+}
+
+TEST(Places, AnAddressIsNamedInTheTypeTheCodeCastsABufferTo) {
+  std::string d = tempDir("cast");
+  writeFile(d + "/k.cu",
+            "__global__ void viaChar(float* out) {\n  extern __shared__ char buf[];\n  float* f = (float*)buf;\n"
+            "  f[threadIdx.x] = 1.0f;\n  out[threadIdx.x] = f[threadIdx.x + 1];\n}\n"
+            "__global__ void plain(float* out) {\n  extern __shared__ float g[];\n"
+            "  g[threadIdx.x] = 1.0f;\n  out[threadIdx.x] = g[threadIdx.x + 1];\n}\n"
+            "void go(float* o) { viaChar<<<1, 64, 1024>>>(o); plain<<<1, 64, 1024>>>(o); }\n");
+  std::map<int, std::string> msg;
+  for (const auto& x : findings(lintJson(d, "--no-group --rules=missing-syncthreads k.cu"))) msg[x["location"]["line"]] = x["message"];
+  ASSERT_EQ(msg.size(), 2u);
+  EXPECT_NE(msg[5].find("reads ((float*)buf)[32]"), std::string::npos) << msg[5];
+  EXPECT_EQ(msg[5].find(" buf[32]"), std::string::npos) << msg[5];
+  EXPECT_NE(msg[10].find("reads g[32]"), std::string::npos) << msg[10];
+}
