@@ -12,15 +12,23 @@
 namespace gpuopt {
 
 namespace {
-// Whether the addresses `a`'s expression takes differ between the iterations of the innermost
-// run-time loop around it (compared as the sequence of addresses in each iteration).
-bool movesWithRuntimeLoop(const KernelModel& m, const Access& a) {
-  std::map<unsigned, std::vector<int64_t>> perIter;
+// The addresses each run-time loop iteration takes at an expression: per expression, the first
+// active lane's address of each of its records, by the iteration of the innermost run-time loop
+// around it (built once per kernel: a fully unrolled tile loop has thousands of records).
+using PerIteration = std::map<unsigned, std::vector<int64_t>>;
+std::map<const clang::Expr*, PerIteration> addressesPerIteration(const KernelModel& m) {
+  std::map<const clang::Expr*, PerIteration> out;
   for (const auto& b : m.accesses()) {
-    if (b.expr != a.expr || !b.known) continue;
+    if (b.space != MemSpace::Local || !b.known) continue;
     for (unsigned t = 0; t < b.mask.size(); ++t)
-      if (b.mask[t]) { perIter[b.runtimeIter].push_back(b.addr[t]); break; }
+      if (b.mask[t]) { out[b.expr][b.runtimeIter].push_back(b.addr[t]); break; }
   }
+  return out;
+}
+
+// Whether the addresses an expression takes differ between the iterations of the innermost
+// run-time loop around it (compared as the sequence of addresses in each iteration).
+bool movesWithRuntimeLoop(const PerIteration& perIter) {
   if (perIter.size() < 2) {
     // One iteration walked: it moves with the run-time loop unless its addresses there repeat
     // an unrolled inner loop's (several addresses in the one iteration).
@@ -32,7 +40,7 @@ bool movesWithRuntimeLoop(const KernelModel& m, const Access& a) {
 }
 
 // Why an index is not a compile-time constant after unrolling, or "" when it is one.
-std::string runTimeIndex(const KernelModel& m, const Access& a, const std::set<int64_t>& addressesOfExpr) {
+std::string runTimeIndex(const Access& a, const std::set<int64_t>& addressesOfExpr, const PerIteration& perIter) {
   if (a.data || (!a.known && !a.symbolic)) return "it depends on data";
   if (a.symbolic) return "it depends on a kernel parameter or blockIdx";
   if (!a.known) return "it is not known";
@@ -46,7 +54,7 @@ std::string runTimeIndex(const KernelModel& m, const Access& a, const std::set<i
   // A loop with a run-time trip count is not unrolled: an index that moves with it is a variable.
   // One that takes the same addresses in every iteration of it moves only with loops inside it
   // that have a constant trip count (unrolled: constant indices).
-  if (a.inRuntimeLoop && addressesOfExpr.size() > 1 && movesWithRuntimeLoop(m, a))
+  if (a.inRuntimeLoop && addressesOfExpr.size() > 1 && movesWithRuntimeLoop(perIter))
     return "it moves with a loop whose trip count is known only at run time";
   return "";
 }
@@ -66,9 +74,12 @@ void DynamicLocalArrayRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   };
   std::map<const clang::ValueDecl*, Use> uses;
   std::vector<const clang::ValueDecl*> order;
+  const auto perIter = addressesPerIteration(m);
+  static const PerIteration none;
   for (const auto& a : m.accesses()) {
     if (a.space != MemSpace::Local || !a.base) continue;
-    std::string why = runTimeIndex(m, a, addrs[a.expr]);
+    auto pi = perIter.find(a.expr);
+    std::string why = runTimeIndex(a, addrs[a.expr], pi == perIter.end() ? none : pi->second);
     auto [it, fresh] = uses.try_emplace(a.base);
     if (fresh) order.push_back(a.base);
     if (a.isWrite) ++it->second.writes;

@@ -37,7 +37,8 @@ std::string usageText() {
 )" + ruleListText() + R"(
 Input and compiler:
   -p DIR                  read compile flags from DIR/compile_commands.json (default: found upward)
-  -- ARGS                 extra compiler arguments (e.g. -DTILE=32 -Iinclude)
+  -- ARGS                 extra compiler arguments, read as nvcc reads them (e.g. -DTILE=32 -Iinclude
+                          -Xcompiler -fopenmp; Clang's own options pass through)
   --cuda-path DIR         CUDA toolkit (default: $CUDA_PATH, nvcc on PATH, /usr/local/cuda)
   --no-cuda               parse with the bundled CUDA declarations even if a toolkit exists
   --gpu-arch sm_XX        GPU architecture to parse for (default sm_90)
@@ -117,8 +118,9 @@ Measured proofs (needs a CUDA GPU):
 
 With -p DIR and no FILE, every CUDA translation unit of DIR/compile_commands.json is linted.
 
-Exit status: 0 no findings, 1 findings (compile errors are findings: compile-error), 2 usage error
-or an input in which nothing could be analysed (no kernel and no function free of compile errors).
+Exit status: 0 no findings, 1 findings (compile errors are findings: compile-error, whatever else
+the file holds), 2 usage error or an input that cannot be reported on (unreadable, not a source
+file, a compile command the compiler driver rejects).
 Exit status of --demo: 0 every fixed variant verified, 1 one computed a wrong result, 2 unknown demo,
 3 no usable GPU or driver (or a build without nvcc), 4 too little device memory.
 Suppress a finding with // NOLINT(rule-id), // NOLINTNEXTLINE(rule-id), NOLINTBEGIN/NOLINTEND.

@@ -46,6 +46,8 @@ GPUOPT_VEC(unsigned char, uchar)
 GPUOPT_VEC(unsigned short, ushort)
 GPUOPT_VEC(long long, longlong)
 #undef GPUOPT_VEC
+struct ulonglong1 { unsigned long long x; };
+struct ulonglong2 { unsigned long long x, y; };
 struct uint1 { unsigned int x; };
 struct uint2 { unsigned int x, y; };
 struct uint4 { unsigned int x, y, z, w; };
@@ -311,7 +313,22 @@ __device__ float __log2f(float);
 __device__ float __exp10f(float);
 __device__ void __sincosf(float, float*, float*);
 
+// isfinite, isnan, isinf and signbit for host and device code without <math.h>, as nvcc's
+// crt/math_functions.h declares them. Templates for floating-point types only (not <cmath>, which
+// would cost this mode half a second): libstdc++'s <math.h>, if the file includes it, brings in
+// std::isfinite(float) and the others beside them, and those win as non-templates.
+template <class T, bool = __is_floating_point(T)> struct __gpuopt_if_floating {};
+template <class T> struct __gpuopt_if_floating<T, true> { typedef bool type; };
+#define GPUOPT_CLASSIFY(name, builtin) \
+  template <class T> __host__ __device__ inline typename __gpuopt_if_floating<T>::type name(T x) { return builtin(x); }
+GPUOPT_CLASSIFY(isfinite, __builtin_isfinite)
+GPUOPT_CLASSIFY(isnan, __builtin_isnan)
+GPUOPT_CLASSIFY(isinf, __builtin_isinf)
+GPUOPT_CLASSIFY(signbit, __builtin_signbit)
+#undef GPUOPT_CLASSIFY
+
 #include "gpuopt_legacy_cuda.h"
 #include "gpuopt_gpuverify.h"
 #include "gpuopt_nvcc_builtins.h"
+#include "gpuopt_sm32_intrinsics.h"
 #endif

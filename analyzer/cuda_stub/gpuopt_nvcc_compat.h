@@ -4,7 +4,8 @@
 #ifndef GPUOPT_NVCC_COMPAT_H
 #define GPUOPT_NVCC_COMPAT_H
 // nvcc lets host code call min/max on floating-point and mixed integer types (its math headers
-// have host overloads); Clang declares those overloads for device code only.
+// have host overloads: crt/math_functions.hpp, the same set as here, so that the calls nvcc finds
+// ambiguous, max(int, size_t), are ambiguous here too); Clang declares them for device code only.
 __attribute__((host)) inline float max(float a, float b) { return a > b ? a : b; }
 __attribute__((host)) inline float min(float a, float b) { return a < b ? a : b; }
 __attribute__((host)) inline double max(double a, double b) { return a > b ? a : b; }
@@ -13,6 +14,10 @@ __attribute__((host)) inline int max(int a, int b) { return a > b ? a : b; }
 __attribute__((host)) inline int min(int a, int b) { return a < b ? a : b; }
 __attribute__((host)) inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
 __attribute__((host)) inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+__attribute__((host)) inline long max(long a, long b) { return a > b ? a : b; }
+__attribute__((host)) inline long min(long a, long b) { return a < b ? a : b; }
+__attribute__((host)) inline unsigned long max(unsigned long a, unsigned long b) { return a > b ? a : b; }
+__attribute__((host)) inline unsigned long min(unsigned long a, unsigned long b) { return a < b ? a : b; }
 __attribute__((host)) inline long long max(long long a, long long b) { return a > b ? a : b; }
 __attribute__((host)) inline long long min(long long a, long long b) { return a < b ? a : b; }
 __attribute__((host)) inline unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
@@ -22,6 +27,10 @@ __attribute__((host)) inline unsigned max(int a, unsigned b) { return max(static
 __attribute__((host)) inline unsigned max(unsigned a, int b) { return max(a, static_cast<unsigned>(b)); }
 __attribute__((host)) inline unsigned min(int a, unsigned b) { return min(static_cast<unsigned>(a), b); }
 __attribute__((host)) inline unsigned min(unsigned a, int b) { return min(a, static_cast<unsigned>(b)); }
+__attribute__((host)) inline unsigned long max(long a, unsigned long b) { return max(static_cast<unsigned long>(a), b); }
+__attribute__((host)) inline unsigned long max(unsigned long a, long b) { return max(a, static_cast<unsigned long>(b)); }
+__attribute__((host)) inline unsigned long min(long a, unsigned long b) { return min(static_cast<unsigned long>(a), b); }
+__attribute__((host)) inline unsigned long min(unsigned long a, long b) { return min(a, static_cast<unsigned long>(b)); }
 __attribute__((host)) inline unsigned long long max(long long a, unsigned long long b) { return max(static_cast<unsigned long long>(a), b); }
 __attribute__((host)) inline unsigned long long max(unsigned long long a, long long b) { return max(a, static_cast<unsigned long long>(b)); }
 __attribute__((host)) inline unsigned long long min(long long a, unsigned long long b) { return min(static_cast<unsigned long long>(a), b); }
@@ -37,9 +46,19 @@ __attribute__((host)) inline double min(double a, float b) { return min(a, stati
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+// nvcc's crt/math_functions.h declares isfinite, isnan, isinf and signbit for float, double and
+// long double as __host__ __device__ functions in the global namespace; Clang's CUDA headers
+// declare the device ones only, so host code (a validation loop in a template) calling isfinite()
+// without <math.h> did not compile. libstdc++'s <math.h> brings the host ones in the same way.
+#include <cmath>
+using std::isfinite;
+using std::isinf;
+using std::isnan;
+using std::signbit;
 
 // APIs CUDA 12 removed (texture references, cudaThread*), declared for old code.
 #include "gpuopt_legacy_cuda.h"
 #include "gpuopt_nvcc_builtins.h"
+#include "gpuopt_sm32_intrinsics.h"
 #include "gpuopt_gpuverify.h"
 #endif

@@ -22,7 +22,10 @@
 #include <set>
 #include <tuple>
 
+#include "analyzer/engine/compile_errors.h"
 #include "analyzer/model/kernel_model.h"
+#include "analyzer/engine/parse_command.h"
+#include "analyzer/frontend/nvcc_lexing.h"
 #include "analyzer/frontend/preamble.h"
 #include "analyzer/rule/rule.h"
 #include "analyzer/rule/rule_context.h"
@@ -71,10 +74,12 @@ class ErrorCollector : public clang::DiagnosticConsumer {
 };
 
 // A file with a launch written `<< <` (which nvcc accepts) is read with the chevrons joined; the
-// text keeps its length, so every location stays where it was.
+// text keeps its length, so every location stays where it was. Likewise `extern "C"__global__`
+// (splitReservedLiteralSuffixes: the literal moves one column left).
 class PatchedFile : public llvm::vfs::File {
  public:
-  PatchedFile(llvm::vfs::Status st, std::string text) : st_(std::move(st)), text_(std::move(text)) {}
+  PatchedFile(llvm::vfs::Status st, std::string text)
+      : st_(llvm::vfs::Status::copyWithNewSize(st, text.size())), text_(std::move(text)) {}
   llvm::ErrorOr<llvm::vfs::Status> status() override { return st_; }
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> getBuffer(const llvm::Twine& name, int64_t, bool, bool) override {
     return llvm::MemoryBuffer::getMemBufferCopy(text_, name.str());
@@ -100,7 +105,9 @@ class LaunchChevronFS : public llvm::vfs::ProxyFileSystem {
     auto buf = (*f)->getBuffer(path);
     if (!st || !buf) return ProxyFileSystem::openFileForRead(path);
     std::string text = (*buf)->getBuffer().str();
-    if (text.find("<<") == std::string::npos || !normalizeLaunchChevrons(text)) return ProxyFileSystem::openFileForRead(path);
+    bool changed = text.find("<<") != std::string::npos && normalizeLaunchChevrons(text);
+    changed = splitReservedLiteralSuffixes(text) || changed;  // `extern "C"__global__` (nvcc_lexing.h)
+    if (!changed) return ProxyFileSystem::openFileForRead(path);
     return std::unique_ptr<llvm::vfs::File>(new PatchedFile(*st, std::move(text)));
   }
 
@@ -138,6 +145,8 @@ struct CompileError {
   SourceSpan span;      // in a linted file
   std::string message;  // Clang's, with a hint where one is known
   bool inTarget = true; // located in the linted file itself (not attributed to an #include line)
+  bool removedApi = false;  // a use of an API nvcc 13 rejects (compile_errors.h), not a Clang error
+  bool deviceCode = false;  // inside a function compiled for the GPU (inDeviceCode)
 };
 struct SkippedKernel {
   std::string name;
@@ -164,17 +173,6 @@ struct ParseResult {
                                                        // system header (the result cache's dependencies)
   std::optional<Preamble> preamble;      // the precompiled preamble it used
 };
-
-// A hint for errors that old code meets with a current toolkit.
-std::string hintFor(const std::string& msg) {
-  if (msg.find("in 'cudaDeviceProp'") != std::string::npos)
-    return " (this field was removed from cudaDeviceProp in CUDA 12/13; read it with "
-           "cudaDeviceGetAttribute(&value, cudaDevAttr..., device))";
-  if (msg.find("file not found") != std::string::npos)
-    return " (the rest of the file was analysed without it; pass its folder with -I after '--', or -p with a "
-           "compile_commands.json)";
-  return {};
-}
 
 // Statements and declarations Clang could not make sense of (RecoveryExpr, invalid declarations).
 struct InvalidFinder : clang::RecursiveASTVisitor<InvalidFinder> {
@@ -435,7 +433,11 @@ class LintConsumer : public clang::ASTConsumer {
   void collectErrors(const clang::SourceManager& sm, const LintedFiles& files, RuleContext& rc) {
     out_.rawErrors = errs_.errors.size();
     std::set<std::pair<std::string, unsigned>> lines;
-    for (const auto& e : errs_.errors) {
+    std::vector<clang::SourceLocation> locs;
+    for (const auto& e : errs_.errors) locs.push_back(e.loc);
+    std::vector<bool> device = errs_.errors.empty() ? std::vector<bool>{} : inDeviceCode(rc.ast(), locs);
+    for (size_t ei = 0; ei < errs_.errors.size(); ++ei) {
+      const auto& e = errs_.errors[ei];
       out_.errorTexts.push_back(e.where + "error: " + e.message);
       if (e.loc.isInvalid()) continue;
       clang::SourceLocation at = e.loc;
@@ -461,11 +463,21 @@ class LintConsumer : public clang::ASTConsumer {
       if (!lines.insert({span.begin.file, span.begin.line}).second) continue;  // one per line
       CompileError ce;
       ce.span = span;
-      ce.message = origin + e.message + hintFor(e.message);
+      ce.message = origin + e.message + compileErrorHint(e.message);  // analyzer/engine/compile_errors.cpp
       ce.inTarget = direct;
+      ce.deviceCode = direct && device[ei];
       if (direct) ++out_.errorsInTarget;
       out_.errors.push_back(std::move(ce));
       errorLocs_.push_back(direct ? e.loc : clang::SourceLocation());
+    }
+    // APIs nvcc 13 rejects that the parse still declares (texture references, __shfl_down): a
+    // compile-error finding each, not a Clang error (the kernels using them are analysed).
+    for (const auto& u : findRemovedApiUses(rc.ast(), files, std::string(kBundledIncludeDir))) {
+      auto at = clang::SourceLocation::getFromRawEncoding(u.raw);
+      SourceSpan span = rc.span(clang::SourceRange(at, at));
+      if (!lines.insert({span.begin.file, span.begin.line}).second) continue;
+      out_.errors.push_back(CompileError{span, u.message, true, true});
+      errorLocs_.push_back(at);
     }
   }
 
@@ -539,37 +551,6 @@ class LintAction : public clang::ASTFrontendAction {
   const std::vector<std::string>& layoutDirs_;
   Clock::time_point start_ = Clock::now();
 };
-
-struct DbLookup {
-  std::vector<std::string> args;
-  bool found = false;
-};
-
-DbLookup compileDbArgs(const std::string& file, const FrontendOptions& fo, std::vector<std::string>& log) {
-  DbLookup r;
-  std::string dir = findCompileCommandsDir(file, fo.compileCommandsDir);
-  if (dir.empty()) return r;
-  std::string err;
-  auto db = clang::tooling::CompilationDatabase::loadFromDirectory(dir, err);
-  if (!db) {
-    log.push_back("compile_commands.json in " + dir + " could not be read: " + err);
-    return r;
-  }
-  std::error_code ec;
-  auto abs = fs::absolute(file, ec).lexically_normal().string();
-  auto cmds = db->getCompileCommands(abs);
-  if (!cmds.empty() && !cmds.front().Heuristic.empty()) cmds.clear();  // inferred from another file: not used
-  if (cmds.empty()) {
-    log.push_back("compile_commands.json in " + dir + " has no entry for " + file + "; using defaults");
-    return r;
-  }
-  std::vector<std::string> dropped;
-  r.args = filterCompileCommand(cmds.front().CommandLine, cmds.front().Directory, dropped);
-  r.found = true;
-  log.push_back("compile_commands.json: " + dir + " (kept " + std::to_string(r.args.size()) + " arguments)");
-  for (const auto& d : dropped) log.push_back("  dropped (not for Clang): " + d);
-  return r;
-}
 
 std::string canonicalPath(const std::string& p) {
   std::error_code ec;
@@ -689,6 +670,11 @@ struct Parser {
     clang::tooling::ToolInvocation inv(cmd.args, &factory, files.get(), std::make_shared<clang::PCHContainerOperations>());
     inv.setDiagnosticConsumer(&errs);
     bool ok = inv.run();
+    // A header that is not found: where it was searched (the database entry and the flags that
+    // gave the folders, or the Makefile), analyzer/engine/compile_errors.cpp.
+    for (auto& e : res.errors)
+      if (isMissingHeader(e.message))
+        e.message += missingHeaderHint({cmd.flagsSource, cmd.fromDatabase, cmd.includeOrigins});
     if (!ok && errs.errors.empty() && res.rawErrors == 0) {
       res.rawErrors = 1;  // the driver rejected the command
       res.errorTexts.push_back("error: the compiler driver rejected the command; try --verbose");
@@ -700,6 +686,21 @@ struct Parser {
 ParseCommand hostVariant(ParseCommand pc) {
   std::replace(pc.args.begin(), pc.args.end(), std::string("--cuda-device-only"), std::string("--cuda-host-only"));
   return pc;
+}
+
+// The host-side parse replaces a device-side one that had more errors (host code calling what only
+// nvcc's host headers declare), but the device-side errors inside GPU code are nvcc's too (its
+// device compilation fails there): they are kept as findings (the host parse's kernels are still
+// analysed).
+void keepDeviceCodeErrors(ParseResult& host, const ParseResult& device) {
+  std::set<std::pair<std::string, unsigned>> lines;
+  for (const auto& e : host.errors) lines.insert({e.span.begin.file, e.span.begin.line});
+  for (const auto& e : device.errors) {
+    if (!e.deviceCode || e.removedApi || !lines.insert({e.span.begin.file, e.span.begin.line}).second) continue;
+    host.errors.push_back(e);
+    ++host.rawErrors;
+    if (e.inTarget) ++host.errorsInTarget;
+  }
 }
 
 }  // namespace
@@ -714,28 +715,14 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
     return fa;
   }
   Parser parser{opts, rules, resourceDir, cudaPath};
-  // How a file is parsed: its compile_commands.json entry, or the usual project layout.
+  // How a file is parsed (analyzer/engine/parse_command.cpp): its compile_commands.json entry, or
+  // its Makefile's flags and the usual project layout.
+  std::vector<std::string> responseFiles;  // named by the database entries used
   auto commandFor = [&](const std::string& f, std::vector<std::string>& layout) {
-    DbLookup db = compileDbArgs(f, opts.frontend, fa.log);
-    layout = db.found ? std::vector<std::string>{} : projectLayoutIncludeDirs(f);
-    if (!db.found) {
-      // Built with make: its -I and -D flags are what a compilation database would have said.
-      std::string mk;
-      auto flags = makefileFlags(f, &mk);
-      if (!flags.empty()) {
-        std::string list;
-        for (const auto& x : flags) list += " " + x;
-        fa.log.push_back(fmt::format("{}: flags from {}:{}", f, mk, list));
-        db.args.insert(db.args.end(), flags.begin(), flags.end());
-      }
-    }
-    ParseCommand pc = buildParseCommand(f, opts.frontend, resourceDir, cudaPath, db.args, layout);
-    {
-      std::string cmd;
-      for (const auto& a : pc.args) cmd += (cmd.empty() ? "" : " ") + a;
-      fa.log.push_back("parse: " + cmd);
-    }
-    return pc;
+    FileCommand c = commandForFile(f, opts.frontend, resourceDir, cudaPath, fa.log);
+    layout = std::move(c.layout);
+    responseFiles.insert(responseFiles.end(), c.responseFiles.begin(), c.responseFiles.end());
+    return std::move(c.pc);
   };
   // The result cache: same key (options, tool, what decides the command) and every file the
   // parse read unchanged. Looked up before the compilation database is parsed.
@@ -776,6 +763,7 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
       fa.log.push_back(file + ": the device-side parse had " + std::to_string(best.rawErrors) + " errors (" +
                        best.errorTexts.front() + "); analysed with a host-side parse (" + std::to_string(h.rawErrors) +
                        " errors; code under __CUDA_ARCH__ is not seen)");
+      keepDeviceCodeErrors(h, best);
       best = std::move(h);
     }
   }
@@ -805,7 +793,10 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
       if (r.rawErrors && !ipc.bundledCuda && r.errorsInTarget) {
         ParseResult h = parser.run(inc, hostVariant(ipc), incLayout, file, file);
         triedIncluder(inc, h);
-        if (h.errorsInTarget < r.errorsInTarget) r = std::move(h);
+        if (h.errorsInTarget < r.errorsInTarget) {
+          keepDeviceCodeErrors(h, r);
+          r = std::move(h);
+        }
       }
       std::string shown = relativePath(inc, fs::current_path().string());
       fa.log.push_back(fmt::format("{}: tried through {}, which includes it: {} errors in the file", file, shown,
@@ -848,8 +839,13 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
     fa.log.push_back(fmt::format("{}:{}: kernel {} not analysed: {}", s.where.begin.file, s.where.begin.line, s.name, s.reason));
 
   bool compileErrorsOn = opts.enabledRules.empty() || opts.enabledRules.count(std::string(CompileErrorRule::kInfo.id));
-  if (best.rawErrors && best.kernels == 0 && best.cleanFunctions == 0) {
-    // Nothing in the file could be analysed: an input error (exit status 2).
+  // One rule for the exit status (docs/rules/compile-error.md): code Clang parsed gives findings,
+  // compile errors included (exit 1 at their default severity), whatever else the file holds. Only
+  // a file gpuopt-lint cannot report on is an input error (exit 2): the compiler never ran (the
+  // driver rejected the command), or its errors cannot be placed in the file and nothing could be
+  // analysed.
+  const bool nothingAnalysed = best.rawErrors && best.kernels == 0 && best.cleanFunctions == 0;
+  if (!best.consumed || (nothingAnalysed && best.errors.empty())) {
     std::string msg = "could not be parsed as CUDA: no kernel or function in it could be analysed";
     if (pc.bundledCuda) msg += " (with the bundled CUDA declarations; pass --cuda-path if a toolkit is installed)";
     size_t shown = 0;
@@ -862,19 +858,18 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
   }
   fa.result.diags = std::move(best.diags);
   if (compileErrorsOn) {
-    constexpr size_t kMaxErrors = 50;
     std::vector<Diagnostic> errs;
-    for (size_t i = 0; i < best.errors.size() && i < kMaxErrors; ++i) {
-      const auto& e = best.errors[i];
+    for (const auto& e : best.errors) {
       Diagnostic d;
       d.ruleId = std::string(CompileErrorRule::kInfo.id);
       d.severity = CompileErrorRule::kInfo.severity;
       d.span = e.span;
       d.message = e.message;
-      if (i + 1 == kMaxErrors && best.errors.size() > kMaxErrors)
-        d.message += fmt::format(" (and {} more compile errors not shown)", best.errors.size() - kMaxErrors);
       errs.push_back(std::move(d));
     }
+    if (nothingAnalysed && !errs.empty())
+      errs.front().notes.push_back({errs.front().span, "nothing in this file could be analysed: no kernel or function in "
+                                                       "it is free of compile errors"});
     // Each kernel that was not analysed is named at the error that explains it (else at the first).
     // Instantiations of one kernel template skipped for one reason: one note, with their count.
     std::map<std::tuple<std::string, std::string, int>, std::pair<const SkippedKernel*, unsigned>> skippedOnce;
@@ -891,6 +886,10 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
       errs[at].notes.push_back({s->where, fmt::format("kernel '{}'{} was not analysed: {}", s->name,
                                                       n > 1 ? fmt::format(" ({} instantiations)", n) : "", s->reason)});
     }
+    // nvcc stops at a missing header: one finding names it, the errors after it are its notes;
+    // at most 50 findings (analyzer/engine/compile_errors.cpp).
+    foldErrorsAfterMissingHeaders(errs, static_cast<size_t>(std::count_if(best.errors.begin(), best.errors.end(),
+                                                                           [](const CompileError& e) { return !e.removedApi; })));
     fa.result.diags.insert(fa.result.diags.end(), errs.begin(), errs.end());
   }
   std::stable_sort(fa.result.diags.begin(), fa.result.diags.end(), [](const Diagnostic& a, const Diagnostic& b) {
@@ -937,6 +936,8 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
     for (const auto& d : std::set<std::string>(scan.folders.begin(), scan.folders.end())) add(stampFolder(d, true));
     for (const auto& f : std::set<std::string>(scan.files.begin(), scan.files.end())) add(stampFile(f, false));
     for (const auto& f : std::set<std::string>(commandFiles.begin(), commandFiles.end())) add(stampFile(f, true));
+    // The response files the database entries named (CMake's includes_CUDA.rsp), by content.
+    for (const auto& f : std::set<std::string>(responseFiles.begin(), responseFiles.end())) add(stampFile(f, true));
     if (complete) storeCachedResult(opts.cache.dir, file, key, deps, CachedAnalysis{fa.result, fa.kernels, fa.log});
   }
   return fa;

@@ -1,10 +1,12 @@
 #include "analyzer/frontend/frontend.h"
+#include "analyzer/frontend/nvcc_args.h"
 
 #include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <set>
@@ -99,58 +101,11 @@ std::string findCudaPath(const FrontendOptions& o, std::vector<std::string>* log
 
 std::vector<std::string> filterCompileCommand(const std::vector<std::string>& cmd, const std::string& directory,
                                               std::vector<std::string>& dropped) {
-  std::vector<std::string> out;
-  auto absolute = [&](const std::string& path) {
-    if (path.empty() || path[0] == '/' || directory.empty()) return path;
-    return (fs::path(directory) / path).lexically_normal().string();
-  };
-  // Flags whose value is a path (kept), flags with a non-path value (kept), and flags dropped
-  // together with their value.
-  static const std::array<std::string_view, 4> pathFlags = {"-I", "-isystem", "-iquote", "-include"};
-  static const std::array<std::string_view, 2> valueFlags = {"-D", "-U"};
-  static const std::array<std::string_view, 16> dropWithValue = {
-      "-o", "-arch", "-gencode", "--generate-code", "-code", "--gpu-architecture", "--gpu-code",
-      "-Xcompiler", "--compiler-options", "-Xptxas", "-Xlinker", "-ccbin", "--compiler-bindir",
-      "-MF", "-MT", "-x"};
-  auto in = [](const auto& list, const std::string& a) { return std::find(list.begin(), list.end(), a) != list.end(); };
-  for (size_t i = 1; i < cmd.size(); ++i) {
-    const std::string& a = cmd[i];
-    bool hasNext = i + 1 < cmd.size();
-    if (in(pathFlags, a)) {
-      out.push_back(a);
-      if (hasNext) out.push_back(absolute(cmd[++i]));
-      continue;
-    }
-    if (in(valueFlags, a)) {
-      out.push_back(a);
-      if (hasNext) out.push_back(cmd[++i]);
-      continue;
-    }
-    if (in(dropWithValue, a)) {
-      dropped.push_back(a + (hasNext ? " " + cmd[i + 1] : ""));
-      i += hasNext ? 1 : 0;
-      continue;
-    }
-    bool joinedPath = false;
-    for (std::string_view f : pathFlags)
-      if (a.size() > f.size() && a.compare(0, f.size(), f) == 0) {
-        out.push_back(std::string(f) + absolute(a.substr(f.size())));
-        joinedPath = true;
-        break;
-      }
-    if (joinedPath) continue;
-    if (a.rfind("-D", 0) == 0 || a.rfind("-U", 0) == 0 || a.rfind("-std=", 0) == 0) {
-      out.push_back(a);
-      continue;
-    }
-    if (a.rfind("--std=", 0) == 0) {
-      out.push_back(a.substr(1));
-      continue;
-    }
-    if (a == "-c" || (!a.empty() && a[0] != '-')) continue;  // the source file and -c are ours
-    dropped.push_back(a);
-  }
-  return out;
+  // nvcc's, GCC's and Clang's spellings, response files: analyzer/frontend/nvcc_args.cpp.
+  TranslatedCommand t = translateCompileCommand(cmd, directory);
+  dropped.insert(dropped.end(), t.dropped.begin(), t.dropped.end());
+  dropped.insert(dropped.end(), t.problems.begin(), t.problems.end());
+  return t.args();
 }
 
 std::string findCompileCommandsDir(const std::string& file, const std::string& explicitDir) {
@@ -172,7 +127,9 @@ ParseCommand buildParseCommand(const std::string& file, const FrontendOptions& o
   ParseCommand pc;
   auto& a = pc.args;
   a = {"clang++", "-fsyntax-only", "-x", "cuda", "-resource-dir", resourceDir,
-       "--cuda-gpu-arch=" + o.gpuArch, "-Wno-unknown-cuda-version", "-w", "-ferror-limit=0", "-fno-caret-diagnostics"};
+       "--cuda-gpu-arch=" + o.gpuArch, "-Wno-unknown-cuda-version", "-w", "-ferror-limit=0", "-fno-caret-diagnostics",
+       // nvcc accepts `register` in C++17 (GCC and EDG warn); Clang's warning is an error by default.
+       "-Wno-register"};
   bool hasStd = std::any_of(dbArgs.begin(), dbArgs.end(), [](const std::string& s) { return s.rfind("-std=", 0) == 0; }) ||
                 std::any_of(o.extraArgs.begin(), o.extraArgs.end(), [](const std::string& s) { return s.rfind("-std=", 0) == 0; });
   if (!hasStd) a.push_back("-std=c++17");
@@ -238,6 +195,9 @@ std::vector<std::string> projectLayoutIncludeDirs(const std::string& file) {
     if (dir == dir.root_path()) break;
     dir = dir.parent_path();
   }
+  // The repository root itself, last: `#include "kernels/common.cuh"` written from the root, as
+  // a build run there (-I.) resolves it.
+  if (!root.empty()) add(root);
   return out;
 }
 
@@ -248,12 +208,14 @@ std::vector<std::string> commandSources(const std::string& file, const std::stri
     for (const char* name : {"compile_commands.json", "compile_flags.txt"})
       if (fs::path p = fs::path(dir) / name; fs::exists(p, ec)) out.push_back(p.string());
   std::string mk;
-  makefileFlags(file, &mk);
+  std::vector<std::string> included;
+  makefileFlags(file, &mk, &included);
   if (!mk.empty()) out.push_back(mk);
+  out.insert(out.end(), included.begin(), included.end());
   return out;
 }
 
-std::vector<std::string> makefileFlags(const std::string& file, std::string* makefile) {
+std::vector<std::string> makefileFlags(const std::string& file, std::string* makefile, std::vector<std::string>* included) {
   std::error_code ec;
   fs::path dir = fs::absolute(file, ec).lexically_normal().parent_path();
   fs::path mk;
@@ -271,9 +233,9 @@ std::vector<std::string> makefileFlags(const std::string& file, std::string* mak
   std::vector<std::string> out;
   if (mk.empty()) return out;
   if (makefile) *makefile = mk.string();
-  std::ifstream in(mk);
-  std::string line, logical;
   int depth = 0;
+  std::set<std::string> read;  // Makefiles read (an `include` cycle is read once)
+  std::function<void(const fs::path&)> readMakefile;
   auto take = [&](const std::string& l) {
     // Conditional blocks: flags for other configurations (DEBUG, another vendor) are not ours.
     std::string t = l.substr(l.find_first_not_of(" \t") == std::string::npos ? l.size() : l.find_first_not_of(" \t"));
@@ -289,6 +251,14 @@ std::vector<std::string> makefileFlags(const std::string& file, std::string* mak
     std::istringstream words(t);
     std::vector<std::string> w;
     for (std::string x; words >> x;) w.push_back(x);
+    // `include common.mk` (also -include, sinclude): its flags are the project's too (relative to
+    // the Makefile's folder, where make runs; names with make variables are not followed).
+    if (!w.empty() && (w[0] == "include" || w[0] == "-include" || w[0] == "sinclude")) {
+      for (size_t i = 1; i < w.size(); ++i)
+        if (w[i].find('$') == std::string::npos)
+          readMakefile(fs::path(w[i]).is_absolute() ? fs::path(w[i]) : mk.parent_path() / w[i]);
+      return;
+    }
     for (size_t i = 0; i < w.size(); ++i) {
       std::string x = w[i];
       std::string flag = x.rfind("-I", 0) == 0 ? "-I" : x.rfind("-D", 0) == 0 ? "-D" : "";
@@ -306,16 +276,27 @@ std::vector<std::string> makefileFlags(const std::string& file, std::string* mak
       if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
     }
   };
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty() && line.back() == '\\') {
-      logical += line.substr(0, line.size() - 1) + " ";
-      continue;
+  readMakefile = [&](const fs::path& path) {
+    std::string key = path.lexically_normal().string();
+    if (read.size() > 16 || !read.insert(key).second || !fs::is_regular_file(path, ec)) return;
+    if (included && key != mk.string()) included->push_back(key);
+    std::ifstream in(path);
+    std::string line, logical;
+    int outer = depth;  // an included file's conditionals are its own
+    depth = 0;
+    while (std::getline(in, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (!line.empty() && line.back() == '\\') {
+        logical += line.substr(0, line.size() - 1) + " ";
+        continue;
+      }
+      take(logical + line);
+      logical.clear();
     }
-    take(logical + line);
-    logical.clear();
-  }
-  if (!logical.empty()) take(logical);
+    if (!logical.empty()) take(logical);
+    depth = outer;
+  };
+  readMakefile(mk);
   return out;
 }
 

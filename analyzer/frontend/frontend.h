@@ -32,10 +32,11 @@ std::string findResourceDir(const FrontendOptions& o, std::string& error);
 // The CUDA toolkit: --cuda-path, $CUDA_PATH, nvcc on PATH, /usr/local/cuda. Empty if none.
 std::string findCudaPath(const FrontendOptions& o, std::vector<std::string>* log = nullptr);
 
-// Arguments kept from a compile_commands.json entry (nvcc's or a compiler's): -I/-D/-U/-isystem/
-// -iquote/-include/-std. Relative paths they name are made absolute against `directory` (the
-// entry's working directory), joined (-Iinc) or separate (-I inc). Everything else is dropped and
-// listed in `dropped`.
+// Arguments kept from a compile_commands.json entry (nvcc's or a compiler's), through
+// translateCompileCommand (analyzer/frontend/nvcc_args.h: response files, nvcc's spellings,
+// host-compiler options). Relative paths are made absolute against `directory` (the entry's
+// working directory). Everything else is dropped and listed in `dropped`, with unreadable
+// response files.
 std::vector<std::string> filterCompileCommand(const std::vector<std::string>& cmd, const std::string& directory,
                                               std::vector<std::string>& dropped);
 
@@ -43,24 +44,27 @@ std::vector<std::string> filterCompileCommand(const std::vector<std::string>& cm
 std::string findCompileCommandsDir(const std::string& file, const std::string& explicitDir);
 
 // The files that decide how `file` is parsed and that exist: the compile_commands.json (or
-// compile_flags.txt) its folder's database has, and the Makefile makefileFlags reads.
+// compile_flags.txt) its folder's database has, and the Makefiles makefileFlags reads.
 std::vector<std::string> commandSources(const std::string& file, const std::string& explicitDbDir);
 
 // The repository root above `file`: the nearest ancestor folder holding `.git`. Empty if none.
 std::string repositoryRoot(const std::string& file);
 
 // Include folders a project without compile_commands.json usually passes with -I: the file's own
-// folder (for `#include <local.cu>`), and the include/, inc/, common/, common/inc/ and Common/
+// folder (for `#include <local.cu>`), the include/, inc/, common/, common/inc/ and Common/
 // folders of the file's folder and of its ancestors up to the repository root (at most 4 levels
-// up without one). Only existing folders, nearest first. They are searched last (-idirafter),
-// so they only resolve includes that are not found otherwise.
+// up without one), and the repository root itself. Only existing folders, nearest first. They
+// are searched last (-idirafter), so they only resolve includes that are not found otherwise.
 std::vector<std::string> projectLayoutIncludeDirs(const std::string& file);
 
 // The -I and -D flags of the Makefile that builds `file` (Makefile, makefile or GNUmakefile in its
 // folder or up to two folders above, the nearest), for projects built with make and no
-// compile_commands.json. Only flags outside ifeq/ifdef blocks and without make variables are
-// taken; -I folders are made absolute against the Makefile's folder. `makefile` gets its path.
-std::vector<std::string> makefileFlags(const std::string& file, std::string* makefile = nullptr);
+// compile_commands.json, and of the Makefiles it `include`s (-include, sinclude; relative to its
+// folder). Only flags outside ifeq/ifdef blocks and without make variables are taken; -I folders
+// are made absolute against the Makefile's folder. `makefile` gets its path.
+// `included` gets the Makefiles it includes.
+std::vector<std::string> makefileFlags(const std::string& file, std::string* makefile = nullptr,
+                                       std::vector<std::string>* included = nullptr);
 
 // nvcc accepts a launch written `k<< <grid, block>> >(...)`; Clang's lexer needs `<<<`/`>>>` in one
 // piece. Rewrites `<<` + blanks + `<` to `<<<` + blanks (same length, so every column stays) and
@@ -94,6 +98,12 @@ struct ParseCommand {
   std::vector<std::string> args;  // argv for the Clang driver, args[0] is the program
   bool bundledCuda = false;       // parsing against the bundled header (no toolkit)
   std::vector<std::string> log;   // --verbose lines
+  // Where the flags came from, for a header that is not found (analyzer/engine/compile_errors.h):
+  // "the compile_commands.json entry for a.cu in build/compile_commands.json" or "the Makefile
+  // /p/Makefile" (empty: neither), and the include-folder arguments with their origins.
+  std::string flagsSource;
+  bool fromDatabase = false;
+  std::vector<std::string> includeOrigins;
 };
 
 // The full command used to parse `file`. `dbArgs` are the filtered compile_commands.json flags.

@@ -50,25 +50,40 @@ bool LintedFiles::containsFile(clang::FileID fid) const {
     if (entry) {
       std::error_code ec;
       linted = fs::weakly_canonical(absoluteNormal(entry->getName()), ec).string() == s_.targetPath;
+      if (!linted) {
+        // Analysed through an includer: the target's own includes (its project headers, or those
+        // --header-filter selects) are its files too, as they would be in its own parse; what the
+        // includer brings in besides is not.
+        bool fromTarget = false;
+        for (clang::SourceLocation inc = sm_.getIncludeLoc(fid); inc.isValid() && !fromTarget;
+             inc = sm_.getIncludeLoc(sm_.getFileID(inc))) {
+          auto incEntry = sm_.getFileEntryRefForID(sm_.getFileID(inc));
+          fromTarget = incEntry && fs::weakly_canonical(absoluteNormal(incEntry->getName()), ec).string() == s_.targetPath;
+        }
+        linted = fromTarget && includedFileLinted(fid, absoluteNormal(entry->getName()));
+      }
     }
   } else if (fid == sm_.getMainFileID()) {
     linted = true;
   } else if (entry) {
-    std::string path = absoluteNormal(entry->getName());
-    if (s_.headerFilter) {
-      // --header-filter: the regex alone says which included files are linted.
-      linted = headerFilter_ && std::regex_search(path, *headerFilter_);
-      for (const auto& ex : s_.excluded) linted = linted && !under(path, ex);
-      it->second = linted;
-      return linted;
-    }
+    linted = includedFileLinted(fid, absoluteNormal(entry->getName()));
+  }
+  cache_[fid.getHashValue()] = linted;
+  return linted;
+}
+
+bool LintedFiles::includedFileLinted(clang::FileID fid, const std::string& path) const {
+  bool linted = false;
+  if (s_.headerFilter) {
+    // --header-filter: the regex alone says which included files are linted.
+    linted = headerFilter_ && std::regex_search(path, *headerFilter_);
+  } else {
     bool projectDir = false;
     for (const auto& d : s_.projectDirs) projectDir = projectDir || under(path, d);
     linted = (projectDir || !clang::SrcMgr::isSystem(sm_.getFileCharacteristic(sm_.getLocForStartOfFile(fid)))) &&
              under(path, s_.projectRoot);
-    for (const auto& ex : s_.excluded) linted = linted && !under(path, ex);
   }
-  it->second = linted;
+  for (const auto& ex : s_.excluded) linted = linted && !under(path, ex);
   return linted;
 }
 

@@ -20,7 +20,8 @@ namespace gpuopt {
 // Which files of a translation unit are linted, and under which name they are reported.
 // Normally: the main file and the project's own files it includes (not system or toolkit headers,
 // and only files under the project root). When a file that does not compile alone is analysed
-// through a file that includes it, only that file ("target") is linted.
+// through a file that includes it, that file ("target") and the files it includes, by the same
+// test, are linted (not the includer's other files).
 class LintedFiles {
  public:
   struct Settings {
@@ -52,6 +53,8 @@ class LintedFiles {
   const Settings& settings() const { return s_; }
 
  private:
+  // An included file (not the main file or the target): the project's own, or --header-filter's.
+  bool includedFileLinted(clang::FileID fid, const std::string& path) const;
   const clang::SourceManager& sm_;
   mutable std::unordered_map<unsigned, bool> projectCache_;
   Settings s_;

@@ -56,8 +56,12 @@ TEST(Cli, BadInputsAreClearErrorsAndOtherFilesStillAnalysed) {
   auto r = runLint("missing.cu syntax.cu notcuda.py blob.cu dir.cu bad.cu --max-file-size 100000", d);
   EXPECT_EQ(r.rc, 2) << "an input that could not be analysed wins over findings";
   EXPECT_NE(r.out.find("missing.cu: error: no such file"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("syntax.cu: error: could not be parsed as CUDA"), std::string::npos) << r.out;
+  // Code that parses with errors gives compile-error findings (exit 1 on its own), not an input
+  // error, whatever else the file holds: here nothing else, which a note says.
   EXPECT_NE(r.out.find("syntax.cu:2:10: error: expected expression"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nothing in this file could be analysed"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("syntax.cu: error: could not be parsed as CUDA"), std::string::npos) << r.out;
+  EXPECT_EQ(runLint("syntax.cu", d).rc, 1);
   EXPECT_NE(r.out.find("notcuda.py: error: not a CUDA source file"), std::string::npos);
   EXPECT_NE(r.out.find("blob.cu: error: binary file"), std::string::npos);
   EXPECT_NE(r.out.find("dir.cu: error: is a directory"), std::string::npos);

@@ -176,13 +176,23 @@ TEST(Projects, CompileErrorsAreFindingsAndNeverHideTheKernelsThatParsed) {
   r = runLint("--format github host_broken.cu", d);
   EXPECT_NE(r.out.find("::error file=host_broken.cu,line=3,col="), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("title=gpuopt-lint compile-error"), std::string::npos) << r.out;
-  // Nothing analysable: exit 2, the errors named; other files still reported.
-  r = runLint("all_broken.cu host_broken.cu", d);
-  EXPECT_EQ(r.rc, 2) << r.out;
-  EXPECT_NE(r.out.find("all_broken.cu: error: could not be parsed as CUDA: no kernel or function in it could be analysed"),
-            std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("all_broken.cu:1:48: error: use of undeclared identifier 'undefined_thing'"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("host_broken.cu:3:"), std::string::npos) << r.out;
+  // Nothing analysable: the same rule (compile errors are findings, exit 1), whether or not some
+  // other function of the file compiles; a note says nothing could be analysed. The old rule made
+  // this exit 2 and host_broken.cu exit 1, for the same kind of error.
+  r = runLint("--format json all_broken.cu host_broken.cu", d);
+  EXPECT_EQ(r.rc, 1) << r.out;
+  j = json::parse(r.out);
+  EXPECT_TRUE(j["files"][0]["errors"].empty()) << j.dump(2);
+  ASSERT_EQ(j["files"][0]["findings"].size(), 1u) << j.dump(2);
+  auto broken = j["files"][0]["findings"][0];
+  EXPECT_EQ(broken["ruleId"], "compile-error");
+  EXPECT_EQ(broken["location"]["line"], 1);
+  EXPECT_EQ(broken["location"]["column"], 48);
+  EXPECT_NE(broken["message"].get<std::string>().find("use of undeclared identifier 'undefined_thing'"), std::string::npos);
+  std::string notes = broken["notes"].dump();
+  EXPECT_NE(notes.find("nothing in this file could be analysed"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("kernel 'k' was not analysed"), std::string::npos) << notes;
+  EXPECT_EQ(j["files"][1]["findings"].size(), 1u) << "host_broken.cu still reported";
 }
 
 TEST(Projects, KernelsNotAnalysedAreNamedWithTheReason) {
@@ -282,4 +292,68 @@ TEST(Projects, ACubBlockCollectiveOrdersTheBlockAsABarrierDoes) {
   for (auto& f : j["files"][0]["findings"]) lines.insert(f["location"]["line"].get<int>());
   EXPECT_EQ(lines, std::set<int>{11}) << r.out;
   fs::remove_all(dir);
+}
+
+TEST(Projects, KernelsInTheProjectsHeadersAreTheFilesKernelsThroughItsIncluder) {
+  // train.cu compiles only inside test_train.cu (its precision macro); its kernels are mostly in
+  // llmc/layer.cuh. Analysed through the includer, the headers train.cu includes are its files
+  // too (llm.c: 25 kernels in llmc/*.cuh, 0 analysed before).
+  std::string dir = kProjects + "/header_kernels";
+  auto r = runLint("--no-cache --format json train.cu", dir);
+  ASSERT_EQ(r.rc, 1) << r.out << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["files"][0]["includer"], "test_train.cu");
+  EXPECT_EQ(j["files"][0]["kernels"], 3) << "residual, and layerForward and layerScale of llmc/layer.cuh";
+  Findings want = expectedIn(dir, {"train.cu", "llmc/layer.cuh"}), got = actualOf(j);
+  EXPECT_EQ(got, want) << "want:\n" << describe(want) << "got:\n" << describe(got);
+  // --header-filter selects them as in a parse of the file alone; '' lints train.cu only.
+  r = runLint("--no-cache --format json --header-filter 'nothing-matches' train.cu", dir);
+  j = json::parse(r.out);
+  EXPECT_EQ(j["files"][0]["kernels"], 1) << r.out;
+  got = actualOf(j);
+  EXPECT_EQ(got, expectedIn(dir, {"train.cu"})) << describe(got);
+  r = runLint("--no-cache --format json --header-filter 'layer\\.cuh$' train.cu", dir);
+  j = json::parse(r.out);
+  EXPECT_EQ(j["files"][0]["kernels"], 3) << r.out;
+  // The includer's own kernels are not train.cu's (test_train.cu has none; its main is not linted).
+}
+
+TEST(Projects, WhatNvccsDeviceCompilationRejectsIsACompileError) {
+  // Two errors nvcc 13 gives (checked with nvcc -c -arch=sm_90) that a parse of the file could
+  // hide: a host variable read in a kernel (the device-side parse sees it; the host-side parse,
+  // kept when it has fewer errors, does not), and a call of a __device__ function defined nowhere
+  // in the file without -rdc=true (ptxas: Unresolved extern function). The kernels are analysed.
+  if (!fs::exists("/usr/local/cuda/include/cuda_runtime.h")) GTEST_SKIP() << "no CUDA toolkit here";
+  std::string d = tempDir("device-errors");
+  writeFile(d + "/k.cu",
+            "#include <cstdio>\n"
+            "struct S { int a; };\n"
+            "S hostVar;\n"
+            "__device__ void external(int x);\n"
+            "__global__ void readsHostVariable(int* out) {\n"
+            "  out[threadIdx.x] = hostVar.a;\n"
+            "}\n"
+            "__global__ void callsUndefined(int* out) {\n"
+            "  external(out[threadIdx.x]);\n"
+            "  out[threadIdx.x * 32] = 0;\n"
+            "}\n"
+            "int main() { printf(\"%d\\n\", hostVar.a); return 0; }\n");
+  auto r = runLint("--no-cache --cuda-path /usr/local/cuda --format json k.cu", d);
+  ASSERT_EQ(r.rc, 1) << r.out << r.err;
+  auto j = json::parse(r.out);
+  Findings got = actualOf(j);
+  // Line 10 is also a true race: thread 1 writes out[32], which thread 32 reads at line 9.
+  EXPECT_EQ(got, (Findings{{"k.cu", 6, "compile-error"},
+                           {"k.cu", 9, "compile-error"},
+                           {"k.cu", 10, "global-memory-race"},
+                           {"k.cu", 10, "uncoalesced-access"}}))
+      << describe(got);
+  EXPECT_NE(r.out.find("reference to __host__ variable 'hostVar'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Unresolved extern function"), std::string::npos) << r.out;
+  // With relocatable device code the call is the linker's business: no error.
+  r = runLint("--no-cache --cuda-path /usr/local/cuda --format json k.cu -- -rdc=true", d);
+  got = actualOf(json::parse(r.out));
+  EXPECT_EQ(got, (Findings{{"k.cu", 6, "compile-error"}, {"k.cu", 10, "global-memory-race"}, {"k.cu", 10, "uncoalesced-access"}}))
+      << describe(got);
+  fs::remove_all(d);
 }

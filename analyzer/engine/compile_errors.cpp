@@ -1,0 +1,326 @@
+#include "analyzer/engine/compile_errors.h"
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/SourceManager.h>
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "analyzer/rule/rule_context.h"
+
+namespace gpuopt {
+
+namespace {
+// CUDA 13 removed these cudaDeviceProp fields; the attribute that gives the same value.
+const std::map<std::string, std::string>& removedDevicePropFields() {
+  static const std::map<std::string, std::string> m = {
+      {"clockRate", "cudaDeviceGetAttribute(&value, cudaDevAttrClockRate, device)"},
+      {"memoryClockRate", "cudaDeviceGetAttribute(&value, cudaDevAttrMemoryClockRate, device)"},
+      {"computeMode", "cudaDeviceGetAttribute(&value, cudaDevAttrComputeMode, device)"},
+      {"kernelExecTimeoutEnabled", "cudaDeviceGetAttribute(&value, cudaDevAttrKernelExecTimeout, device)"},
+      {"deviceOverlap", "the asyncEngineCount field (or cudaDevAttrGpuOverlap)"},
+      {"maxTexture1DLinear", "cudaDeviceGetTexture1DLinearMaxWidth()"},
+      {"cooperativeMultiDeviceLaunch", "nothing: multi-device cooperative launches were removed; launch per device"},
+  };
+  return m;
+}
+
+// The quoted name in a Clang message: "no member named 'clockRate' in 'cudaDeviceProp'".
+std::string firstQuoted(const std::string& m) {
+  size_t a = m.find('\'');
+  if (a == std::string::npos) return {};
+  size_t b = m.find('\'', a + 1);
+  return b == std::string::npos ? std::string() : m.substr(a + 1, b - a - 1);
+}
+}  // namespace
+
+std::string compileErrorHint(const std::string& msg) {
+  if (msg.find("in 'cudaDeviceProp'") != std::string::npos) {
+    std::string field = firstQuoted(msg);
+    auto it = removedDevicePropFields().find(field);
+    if (it != removedDevicePropFields().end())
+      return fmt::format(" (CUDA 13 removed cudaDeviceProp::{}, and nvcc 13 rejects it too: use {})", field, it->second);
+    return " (this field was removed from cudaDeviceProp in CUDA 12/13; read it with "
+           "cudaDeviceGetAttribute(&value, cudaDevAttr..., device))";
+  }
+  std::string callee = msg.rfind("no matching function for call to ", 0) == 0 ? firstQuoted(msg) : std::string();
+  if (callee == "cudaMemAdvise")
+    return " (CUDA 13 changed cudaMemAdvise to take a cudaMemLocation instead of a device number, and nvcc 13 "
+           "rejects the old call too: cudaMemAdvise(ptr, bytes, advice, cudaMemLocation{cudaMemLocationTypeDevice, "
+           "device}), or cudaMemLocationTypeHost for the CPU)";
+  if (callee == "cudaMemPrefetchAsync")
+    return " (CUDA 13 changed cudaMemPrefetchAsync to take a cudaMemLocation and flags, and nvcc 13 rejects the old "
+           "call too: cudaMemPrefetchAsync(ptr, bytes, cudaMemLocation{cudaMemLocationTypeDevice, device}, 0, "
+           "stream))";
+  if (callee == "cudaDeviceSynchronize")
+    return " (calling cudaDeviceSynchronize() from device code was removed in CUDA 12, and nvcc 13 rejects it too: "
+           "wait for child grids with a tail launch (cudaStreamTailLaunch) or a separate kernel)";
+  if (callee == "cudaLaunchCooperativeKernelMultiDevice")
+    return " (removed in CUDA 13: launch a cooperative kernel on each device with cudaLaunchCooperativeKernel)";
+  return {};
+}
+
+bool isMissingHeader(const std::string& message) {
+  return message.find("file not found") != std::string::npos;
+}
+
+std::string missingHeaderHint(const IncludeSearchContext& ctx) {
+  if (!ctx.database) {
+    std::string s = " (the rest of the file was analysed without it; ";
+    if (!ctx.source.empty()) {
+      s += "searched the folders of " + ctx.source;
+      if (!ctx.folders.empty()) {
+        s += " (";
+        for (size_t i = 0; i < ctx.folders.size(); ++i) s += (i ? ", " : "") + ctx.folders[i];
+        s += ")";
+      }
+      return s + "; pass its folder with -I after '--')";
+    }
+    return s + "pass its folder with -I after '--', or -p with a compile_commands.json)";
+  }
+  std::string s = " (the rest of the file was analysed without it; not in the include folders of " + ctx.source;
+  if (ctx.folders.empty()) return s + ", which names none: add the folder to the build's include directories)";
+  s += ": ";
+  const size_t shown = 6;
+  for (size_t i = 0; i < ctx.folders.size() && i < shown; ++i) s += (i ? "; " : "") + ctx.folders[i];
+  if (ctx.folders.size() > shown) s += fmt::format("; and {} more", ctx.folders.size() - shown);
+  return s + "; install it or add its folder to the build's include directories)";
+}
+
+void foldErrorsAfterMissingHeaders(std::vector<Diagnostic>& errors, size_t foldable, size_t maxFindings, size_t maxNotes) {
+  std::vector<Diagnostic> out;
+  std::vector<size_t> folded;  // per finding of `out`: errors folded into it
+  long owner = -1;
+  for (size_t i = 0; i < errors.size(); ++i) {
+    Diagnostic& e = errors[i];
+    if (i >= foldable) owner = -1;
+    if (isMissingHeader(e.message)) {
+      out.push_back(std::move(e));
+      folded.push_back(0);
+      owner = static_cast<long>(out.size()) - 1;
+      continue;
+    }
+    // Only what comes after the header in the source: an error at an earlier line of the same file
+    // (an instantiation Clang reports at the end of the file) is nvcc's too.
+    const Diagnostic* header = owner < 0 ? nullptr : &out[static_cast<size_t>(owner)];
+    if (!header || (e.span.begin.file == header->span.begin.file && e.span.begin.line < header->span.begin.line)) {
+      out.push_back(std::move(e));
+      folded.push_back(0);
+      continue;
+    }
+    Diagnostic& o = out[static_cast<size_t>(owner)];
+    size_t& n = folded[static_cast<size_t>(owner)];
+    if (n++ < maxNotes) {
+      o.notes.push_back({e.span, "error: " + e.message});
+      for (auto& note : e.notes) o.notes.push_back(std::move(note));
+    } else {
+      // Kernels named at a folded error are still named.
+      for (auto& note : e.notes) o.notes.push_back(std::move(note));
+    }
+  }
+  for (size_t i = 0; i < out.size(); ++i)
+    if (folded[i] > 0)
+      out[i].message += fmt::format("; {} later error{} may follow from it (nvcc stops here){}", folded[i],
+                                    folded[i] == 1 ? "" : "s",
+                                    folded[i] > maxNotes ? fmt::format(": the first {} are notes", maxNotes)
+                                                         : std::string(folded[i] == 1 ? ": a note" : ": notes"));
+  if (out.size() > maxFindings) {
+    size_t more = out.size() - maxFindings;
+    out.resize(maxFindings);
+    out.back().message += fmt::format(" (and {} more compile errors not shown)", more);
+  }
+  errors = std::move(out);
+}
+
+namespace {
+
+// The APIs of gpuopt_legacy_cuda.h: what replaced them.
+std::string legacyReplacement(std::string name) {
+  if (name.rfind("__gpuopt_texture", 0) == 0) name = "textureReference";
+  if (name.rfind("__gpuopt_surface", 0) == 0) name = "surfaceReference";
+  static const std::map<std::string, std::string> thread = {
+      {"cudaThreadSynchronize", "cudaDeviceSynchronize()"},   {"cudaThreadExit", "cudaDeviceReset()"},
+      {"cudaThreadSetLimit", "cudaDeviceSetLimit()"},         {"cudaThreadGetLimit", "cudaDeviceGetLimit()"},
+      {"cudaThreadGetCacheConfig", "cudaDeviceGetCacheConfig()"},
+      {"cudaThreadSetCacheConfig", "cudaDeviceSetCacheConfig()"}};
+  if (auto it = thread.find(name); it != thread.end())
+    return fmt::format("'{}' was removed in CUDA 12 and nvcc 13 rejects it: use {}", name, it->second);
+  bool surface = name.rfind("surf", 0) == 0 || name.find("Surface") != std::string::npos ||
+                 name.find("surface") != std::string::npos;
+  return fmt::format("texture and surface references were removed in CUDA 12 and nvcc 13 rejects '{}': use {}", name,
+                     surface ? "surface objects (cudaSurfaceObject_t from cudaCreateSurfaceObject, surf2Dwrite(v, obj, "
+                               "x, y))"
+                             : "texture objects (cudaTextureObject_t from cudaCreateTextureObject, read with "
+                               "tex1Dfetch<T>(obj, i) or tex2D<T>(obj, x, y))");
+}
+
+bool isUnmaskedShuffle(const std::string& name) {
+  return name == "__shfl" || name == "__shfl_up" || name == "__shfl_down" || name == "__shfl_xor";
+}
+
+std::string shuffleReplacement(const std::string& name) {
+  return fmt::format("'{}' without a mask does not exist for sm_70 and later (CUDA 9 replaced it) and nvcc 13 "
+                     "rejects it: use {}_sync(0xffffffff, ...) with the mask of the lanes that take part",
+                     name, name);
+}
+
+struct RemovedApiFinder : clang::RecursiveASTVisitor<RemovedApiFinder> {
+  clang::ASTContext& ctx;
+  const LintedFiles& files;
+  std::string legacyHeader, bundledDir;
+  std::vector<RemovedApiUse> uses;
+  std::set<std::pair<unsigned, unsigned>> lines;  // (file id, line): one per line
+
+  RemovedApiFinder(clang::ASTContext& c, const LintedFiles& f, const std::string& bundled)
+      : ctx(c), files(f), legacyHeader(bundled + "/gpuopt_legacy_cuda.h"), bundledDir(bundled) {}
+
+  std::string fileOf(const clang::Decl* d) const {
+    auto& sm = ctx.getSourceManager();
+    auto loc = sm.getExpansionLoc(d->getLocation());
+    if (loc.isInvalid()) return {};
+    return std::string(sm.getFilename(loc));
+  }
+  // What replaced `d`, if it is a removed API; empty otherwise.
+  std::string removed(const clang::NamedDecl* d) const {
+    if (!d || !d->getDeclName().isIdentifier()) return {};
+    std::string name = d->getNameAsString();
+    std::string file = fileOf(d);
+    if (file == legacyHeader) {
+      if (const auto* rd = llvm::dyn_cast<clang::RecordDecl>(d->getDeclContext()))
+        return legacyReplacement(rd->getNameAsString().find("surface") != std::string::npos ? "surfaceReference"
+                                                                                               : "textureReference");
+      return legacyReplacement(name);
+    }
+    if (isUnmaskedShuffle(name)) {
+      auto& sm = ctx.getSourceManager();
+      auto loc = sm.getExpansionLoc(d->getLocation());
+      if (loc.isValid() && (sm.isInSystemHeader(loc) || file.rfind(bundledDir, 0) == 0)) return shuffleReplacement(name);
+    }
+    return {};
+  }
+  void report(clang::SourceLocation at, const std::string& message) {
+    if (message.empty() || at.isInvalid()) return;
+    auto& sm = ctx.getSourceManager();
+    auto e = sm.getExpansionLoc(at);
+    if (!files.contains(e)) return;
+    if (!lines.insert({sm.getFileID(e).getHashValue(), sm.getExpansionLineNumber(e)}).second) return;
+    uses.push_back({e.getRawEncoding(), message});
+  }
+  const clang::NamedDecl* primary(const clang::NamedDecl* d) const {
+    if (const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d))
+      if (const auto* t = fd->getPrimaryTemplate()) return t;
+    return d;
+  }
+  bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
+    report(e->getLocation(), removed(primary(e->getDecl())));
+    return true;
+  }
+  // A call with dependent arguments in a template is looked up when the template is instantiated
+  // (nvcc does not reject `__shfl_up(v, 1)` in a template nothing instantiates): the instantiations
+  // are visited instead, and a use there is reported at the template's line.
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool VisitMemberExpr(clang::MemberExpr* e) {
+    report(e->getMemberLoc(), removed(e->getMemberDecl()));
+    return true;
+  }
+  bool VisitTypeLoc(clang::TypeLoc tl) {
+    const clang::Type* t = tl.getTypePtr();
+    const clang::NamedDecl* d = nullptr;
+    if (const auto* ts = llvm::dyn_cast<clang::TemplateSpecializationType>(t)) d = ts->getTemplateName().getAsTemplateDecl();
+    else if (const auto* td = llvm::dyn_cast<clang::TypedefType>(t)) d = td->getDecl();
+    else if (const auto* rt = llvm::dyn_cast<clang::RecordType>(t)) d = rt->getDecl();
+    if (d && fileOf(d) == legacyHeader) report(tl.getBeginLoc(), legacyReplacement(d->getNameAsString()));
+    return true;
+  }
+};
+
+// Calls from the kernels (and the device functions they reach) to __device__ functions with no
+// definition here: ptxas's "Unresolved extern function" without relocatable device code.
+struct UndefinedDeviceCalls : clang::RecursiveASTVisitor<UndefinedDeviceCalls> {
+  RemovedApiFinder& out;
+  std::set<const clang::FunctionDecl*> seen;
+  std::vector<const clang::FunctionDecl*> todo;
+  explicit UndefinedDeviceCalls(RemovedApiFinder& f) : out(f) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool VisitFunctionDecl(clang::FunctionDecl* f) {
+    if (f->hasAttr<clang::CUDAGlobalAttr>() && f->doesThisDeclarationHaveABody() && !f->isDependentContext() &&
+        seen.insert(f).second)
+      todo.push_back(f);
+    return true;
+  }
+  void run(clang::ASTContext& ctx) {
+    TraverseAST(ctx);
+    auto& sm = ctx.getSourceManager();
+    while (!todo.empty()) {
+      const clang::FunctionDecl* f = todo.back();
+      todo.pop_back();
+      struct Calls : clang::RecursiveASTVisitor<Calls> {
+        std::vector<std::pair<const clang::CallExpr*, const clang::FunctionDecl*>> calls;
+        bool VisitCallExpr(clang::CallExpr* c) {
+          if (const auto* fd = c->getDirectCallee()) calls.push_back({c, fd});
+          return true;
+        }
+      } calls;
+      calls.TraverseStmt(f->getBody());
+      for (auto [call, fd] : calls.calls) {
+        if (!fd->hasAttr<clang::CUDADeviceAttr>() || fd->getBuiltinID() || fd->isDeleted()) continue;
+        if (const clang::FunctionDecl* def = fd->getDefinition()) {
+          if (def->hasBody() && !def->isDependentContext() && seen.insert(def).second) todo.push_back(def);
+          continue;
+        }
+        if (const auto* pattern = fd->getTemplateInstantiationPattern(); pattern && pattern->isDefined()) continue;
+        auto loc = sm.getExpansionLoc(fd->getLocation());
+        if (loc.isInvalid() || sm.isInSystemHeader(loc) || out.fileOf(fd).rfind(out.bundledDir, 0) == 0) continue;
+        out.report(call->getBeginLoc(),
+                   fmt::format("'{}' is a __device__ function with no definition in this translation unit: nvcc "
+                               "compiles device code as one program unless given -rdc=true (or -dc), and ptxas "
+                               "rejects the call (Unresolved extern function); define it in this file or build "
+                               "with relocatable device code",
+                               fd->getNameAsString()));
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<RemovedApiUse> findRemovedApiUses(clang::ASTContext& ctx, const LintedFiles& files,
+                                              const std::string& bundledDir) {
+  RemovedApiFinder f(ctx, files, bundledDir);
+  f.TraverseAST(ctx);
+  if (!ctx.Idents.get("__CUDACC_RDC__").hasMacroDefinition()) UndefinedDeviceCalls(f).run(ctx);
+  return std::move(f.uses);
+}
+
+std::vector<bool> inDeviceCode(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& locs) {
+  struct Ranges : clang::RecursiveASTVisitor<Ranges> {
+    std::vector<clang::SourceRange> ranges;
+    bool VisitFunctionDecl(clang::FunctionDecl* f) {
+      if (f->doesThisDeclarationHaveABody() &&
+          (f->hasAttr<clang::CUDADeviceAttr>() || f->hasAttr<clang::CUDAGlobalAttr>()))
+        ranges.push_back(f->getSourceRange());
+      return true;
+    }
+  } r;
+  r.TraverseAST(ctx);
+  auto& sm = ctx.getSourceManager();
+  std::vector<bool> out;
+  for (const auto& loc : locs) {
+    bool in = false;
+    for (const auto& range : r.ranges) {
+      auto b = sm.getExpansionLoc(range.getBegin()), e = sm.getExpansionLoc(range.getEnd());
+      if (loc.isValid() && b.isValid() && e.isValid() && sm.getFileID(b) == sm.getFileID(loc) &&
+          !sm.isBeforeInTranslationUnit(loc, b) && !sm.isBeforeInTranslationUnit(e, loc)) {
+        in = true;
+        break;
+      }
+    }
+    out.push_back(in);
+  }
+  return out;
+}
+
+}  // namespace gpuopt

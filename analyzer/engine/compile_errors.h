@@ -1,0 +1,73 @@
+// What a compile-error finding says, so that it agrees with nvcc 13 (the oracle for what compiles):
+// hints for errors whose cause is a CUDA 12/13 API change, where a missing header was searched
+// (the database entry and the flags that gave the folders), one finding per missing header with
+// the errors that follow it as its notes (nvcc stops at a missing header), and the uses of APIs
+// nvcc 13 rejects that gpuopt-lint still declares so that the kernels around them are analysed
+// (texture references, cudaThread*, warp shuffles without a mask).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyzer/report/diagnostic.h"
+
+namespace clang {
+class ASTContext;
+class SourceLocation;
+}  // namespace clang
+
+namespace gpuopt {
+
+class LintedFiles;
+
+// The hint appended to a Clang error message where the cause is a known CUDA 12/13 change or nvcc
+// difference ("" when none): removed cudaDeviceProp fields (with the cudaDevAttr* to read),
+// cudaMemAdvise/cudaMemPrefetchAsync taking a cudaMemLocation, device-side cudaDeviceSynchronize.
+std::string compileErrorHint(const std::string& message);
+
+// Where the parse's include folders came from, for a "file not found" error.
+struct IncludeSearchContext {
+  // "the compile_commands.json entry for src/a.cu in build/compile_commands.json", "the Makefile
+  // /p/Makefile", or empty (no database, no Makefile).
+  std::string source;
+  bool database = false;
+  // "-I/p/include from `-I=include` (from --options-file CMakeFiles/t.dir/includes_CUDA.rsp)"
+  std::vector<std::string> folders;
+};
+
+// The hint for "'x.h' file not found": with a database, which entry and which flags gave the
+// folders that were searched (never "pass -p": it was); without, how to pass the folder.
+std::string missingHeaderHint(const IncludeSearchContext& ctx);
+
+// Whether a compile-error message is a missing header's.
+bool isMissingHeader(const std::string& message);
+
+// The errors of a parse as findings, in the order Clang reported them: each error after a missing
+// header (and before the next one) becomes a note of that header's finding, as nvcc stops there,
+// unless it lies at an earlier line of the header's own file (Clang reports instantiations last);
+// their own notes follow them. Only the first `foldable` errors are Clang's (the uses of removed
+// APIs after them are findings of their own). At most `maxFindings` findings and `maxNotes` folded
+// errors per finding; the rest are counted in the message.
+void foldErrorsAfterMissingHeaders(std::vector<Diagnostic>& errors, size_t foldable = SIZE_MAX, size_t maxFindings = 50,
+                                   size_t maxNotes = 20);
+
+// A use, in the linted files, of an API nvcc 13 rejects that gpuopt-lint declares anyway (its
+// bundled gpuopt_legacy_cuda.h) or that Clang still defines (the warp shuffles without _sync):
+// the message says what replaced it. The kernels using them are still analysed.
+struct RemovedApiUse {
+  unsigned raw;  // clang::SourceLocation::getRawEncoding() of the use (expansion location)
+  std::string message;
+};
+// Also: a call, in a kernel or a device function a kernel calls, of a __device__ function that has
+// no definition in the translation unit when the command does not ask for relocatable device code
+// (-rdc=true, -dc: __CUDACC_RDC__): nvcc compiles device code as one program and ptxas rejects the
+// call ("Unresolved extern function").
+std::vector<RemovedApiUse> findRemovedApiUses(clang::ASTContext& ctx, const LintedFiles& files,
+                                              const std::string& bundledDir);
+
+// For each location (expansion locations of errors): whether it lies inside the body of a
+// function compiled for the GPU (__global__, __device__, __host__ __device__). The device-side
+// parse's errors there are nvcc's too, even when the host-side parse of the file has fewer errors.
+std::vector<bool> inDeviceCode(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& locs);
+
+}  // namespace gpuopt

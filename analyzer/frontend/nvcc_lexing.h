@@ -1,0 +1,19 @@
+// Where nvcc's preprocessor (GCC's) and Clang's lexer read the same text differently, the source is
+// rewritten, keeping every column where possible, before Clang reads it (the launch-chevron file
+// system layer in engine.cpp applies it to the project's files). Clang-free; unit-tested.
+#pragma once
+#include <string>
+
+namespace gpuopt {
+
+// `extern "C"__global__ void k()`: C++11 lexes `"C"__global__` as one user-defined string literal
+// (a ud-suffix may start with an underscore), Clang too; GCC's preprocessor splits a literal's
+// suffix that names a macro (with -Wliteral-suffix), so nvcc reads `extern "C" __global__`. A
+// suffix starting with two underscores is reserved for the implementation (no user-defined literal
+// can have one), so it is always a macro of the toolkit or compiler: a blank is put between the
+// literal and it. The blank before the literal on the same line moves there (`extern"C" __global__`:
+// the literal moves one column left, everything after it stays); without one, it is inserted.
+// Comments, character literals, raw strings and numbers are skipped. Returns whether anything changed.
+bool splitReservedLiteralSuffixes(std::string& text);
+
+}  // namespace gpuopt

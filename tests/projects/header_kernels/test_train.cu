@@ -1,0 +1,6 @@
+#define PRECISION float
+#include "train.cu"
+int main() {
+  step(nullptr, nullptr);
+  return 0;
+}
