@@ -399,6 +399,10 @@ int main(int argc, char** argv) {
   std::vector<size_t> hiddenByDiff(results.size()), hiddenByBaseline(results.size());  // per input
   auto reportable = [&] {
     mergeAcrossInputs(results);  // one finding per place in the run (analyzer/report/grouping.h)
+    // One finding per statement line (not with --no-group, nor for `profile`, which judges each
+    // access against its own instructions).
+    if (!o.noGroup && !profiling)
+      for (auto& r : results) foldSameLine(r.diags);
     for (auto& r : results)
       for (auto& d : r.diags) capMessage(d);
     if (o.minImpact >= 0) dropBelowImpact(results, o.minImpact);

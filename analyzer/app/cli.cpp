@@ -92,7 +92,8 @@ Output:
   --show-fixes            list the mechanical fixes (with --fix: the ones applied)
   --export-fixes FILE     write findings and fixes as clang-tidy YAML for clang-apply-replacements
   --no-group              list every place of a repeated pattern (default: one finding per pattern
-                          and kernel, saying "and N more like it", the others as related places)
+                          and kernel, saying "and N more like it", the others as related places;
+                          and one finding per rule and statement line, the others as notes)
   --fix                   apply mechanical fixes (e.g. pad a bank-conflicting shared array), then lint
                           the fixed files again and report what remains
   --dry-run               with --fix: print the fixes as a patch (git apply, patch -p1) instead

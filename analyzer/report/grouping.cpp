@@ -208,7 +208,53 @@ void mergeAcrossInputs(std::vector<FileResult>& results) {
   }
 }
 
+void foldSameLine(std::vector<Diagnostic>& diags) {
+  std::map<std::tuple<std::string, unsigned, std::string, std::string>, std::vector<size_t>> at;
+  for (size_t i = 0; i < diags.size(); ++i) {
+    const Diagnostic& d = diags[i];
+    if (d.ruleId == "compile-error") continue;
+    at[{d.span.begin.file, d.span.begin.line, d.ruleId, d.function}].push_back(i);
+  }
+  std::vector<bool> drop(diags.size(), false);
+  for (auto& [key, idx] : at) {
+    if (idx.size() < 2) continue;
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return diags[a].span.begin.col < diags[b].span.begin.col; });
+    Diagnostic& k = diags[idx[0]];
+    for (size_t j = 1; j < idx.size(); ++j) {
+      Diagnostic& o = diags[idx[j]];
+      drop[idx[j]] = true;
+      k.notes.push_back({o.span, "also here: " + o.message});
+      for (auto& n : o.notes) k.notes.push_back(std::move(n));  // its own notes (a race's other thread) follow
+      k.related.push_back(o.span);
+      for (auto& f : o.fixIts) {
+        bool same = false;
+        for (const auto& e : k.fixIts)
+          same = same || (e.span.begin.file == f.span.begin.file && e.span.begin.line == f.span.begin.line &&
+                          e.span.begin.col == f.span.begin.col && e.span.endLine == f.span.endLine &&
+                          e.span.endCol == f.span.endCol && e.replacement == f.replacement);
+        if (!same) k.fixIts.push_back(f);
+      }
+      if (o.severity > k.severity) k.severity = o.severity;
+      if (o.impact > k.impact) {
+        k.impact = o.impact;
+        k.impactText = o.impactText;
+      }
+    }
+    k.message += fmt::format("; and {} more on this line", idx.size() - 1);
+  }
+  size_t w = 0;
+  for (size_t i = 0; i < diags.size(); ++i) {
+    if (drop[i]) continue;
+    if (w != i) diags[w] = std::move(diags[i]);
+    ++w;
+  }
+  diags.resize(w);
+}
+
 void capMessage(Diagnostic& d) {
+  // A compile error's text is the compiler's, with the folders searched for a missing header:
+  // bounded by the command line, and all of it needed to fix the include path.
+  if (d.ruleId == "compile-error") return;
   if (d.message.size() <= kMaxMessageBytes) return;
   d.fullMessage = d.message;
   size_t cut = d.message.rfind(' ', kMaxMessageBytes - 60);

@@ -205,6 +205,34 @@ std::string withoutLaunchLine(const std::string& msg, std::string* place) {
 }
 }  // namespace
 
+namespace {
+// What another instantiation's message says differently at the same place: from the first word
+// that differs, up to 8 words or the end of the clause ("16-way bank conflict on shared load").
+std::string figureDifference(const std::string& kept, const std::string& other) {
+  auto words = [](const std::string& s) {
+    std::vector<std::string> w;
+    size_t i = 0;
+    while (i < s.size()) {
+      size_t j = s.find(' ', i);
+      if (j == std::string::npos) j = s.size();
+      if (j > i) w.push_back(s.substr(i, j - i));
+      i = j + 1;
+    }
+    return w;
+  };
+  auto a = words(kept), b = words(other);
+  size_t k = 0;
+  while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
+  std::string out;
+  for (size_t n = 0; k < b.size() && n < 8; ++k, ++n) {
+    bool last = b[k].back() == ';' || b[k].back() == ':' || b[k].back() == ',';
+    out += (out.empty() ? "" : " ") + (last ? b[k].substr(0, b[k].size() - 1) : b[k]);
+    if (last) break;
+  }
+  return out;
+}
+}  // namespace
+
 void RuleContext::report(Diagnostic d) {
   // The static cost (rules/cost.h): a rule that does not estimate it (correctness: a wrong result
   // is worth acting on wherever it is) says 1. Below the rule's `min-impact` a finding is a note.
@@ -222,9 +250,10 @@ void RuleContext::report(Diagnostic d) {
       // One finding per place: another instantiation (or launch shape, or a second access of one
       // expression) at the same place. Its figures may differ: those are named, not reported again.
       if (seen_[i].key != key) {
+        auto& dif = seen_[i].differing;
         if (!instantiation_.empty() && seen_[i].group == group_ &&
-            std::find(seen_[i].differing.begin(), seen_[i].differing.end(), instantiation_) == seen_[i].differing.end())
-          seen_[i].differing.push_back(instantiation_);
+            std::none_of(dif.begin(), dif.end(), [&](const std::string& x) { return x.substr(0, x.find('\t')) == instantiation_; }))
+          dif.push_back(instantiation_ + "\t" + figureDifference(seen_[i].key, key));  // name TAB what differs
         return;
       }
       if (!instantiation_.empty() && seen_[i].group == group_) seen_[i].instantiations.push_back(instantiation_);
@@ -259,9 +288,18 @@ void RuleContext::finishInstantiations() {
     Diagnostic& d = diags_[i];
     bool launch = s.group.rfind("launches of ", 0) == 0;
     std::string differ;
-    if (!s.differing.empty())  // the same place with other figures: named compactly, not reported again
+    if (!s.differing.empty()) {  // the same place with other figures: named compactly, not reported again
+      std::string named;  // the first three with their figures, then a count: "'k<double>' (16-way ...)"
+      for (size_t n = 0; n < s.differing.size() && n < 3; ++n) {
+        const std::string& x = s.differing[n];
+        size_t tab = x.find('\t');
+        std::string inst = x.substr(0, tab), figure = tab == std::string::npos ? std::string() : x.substr(tab + 1);
+        named += (n ? ", '" : "'") + inst + "'" + (figure.empty() ? std::string() : " (" + figure + ")");
+      }
+      if (s.differing.size() > 3) named += fmt::format(" and {} more", s.differing.size() - 3);
       differ = launch ? fmt::format("; other figures for {} more launch shape{}", s.differing.size(), s.differing.size() == 1 ? "" : "s")
-                      : fmt::format("; other figures in {}", compactList(s.differing));
+                      : "; other figures in " + named;
+    }
     if (all == instancesOf_.end() || mine == all->second) {  // every instantiation: nothing to say
       d.message += differ;
       continue;

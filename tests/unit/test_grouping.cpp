@@ -82,3 +82,36 @@ TEST(Grouping, LongMessagesAreCutWithTheFullTextKept) {
   EXPECT_EQ(d.fullMessage, lots);
   EXPECT_NE(d.message.find("the full text in JSON and SARIF"), std::string::npos) << d.message;
 }
+
+TEST(Grouping, FindingsOfOneRuleOnOneLineAreOneFinding) {
+  std::vector<Diagnostic> v;
+  v.push_back(at("k.cu", 5, "uncoalesced global load 'b[j * 32]'"));
+  v.back().span.begin.col = 20;
+  v.back().impact = 0.9;
+  v.back().impactText = "~90% of 'k''s global traffic";
+  v.back().fixIts.push_back({{{"k.cu", 1, 1}, 1, 3}, "pad"});
+  v.back().notes.push_back({{{"k.cu", 4, 1}, 4, 2}, "its own note"});
+  v.push_back(at("k.cu", 5, "uncoalesced global store 'a[i * 32]'"));
+  v.back().impact = 0.1;
+  v.back().fixIts.push_back({{{"k.cu", 1, 1}, 1, 3}, "pad"});  // the same edit: once
+  v.push_back(at("k.cu", 6, "uncoalesced global load 'c[i * 32]'"));  // another line: its own
+  v.push_back(at("k.cu", 5, "8-way bank conflict"));                  // another rule: its own
+  v.back().ruleId = "bank-conflict";
+  Diagnostic err = at("k.cu", 5, "error: x");
+  err.ruleId = "compile-error";
+  v.push_back(err);
+  v.push_back(err);  // compile errors are never folded
+  foldSameLine(v);
+  ASSERT_EQ(v.size(), 5u);
+  const Diagnostic& k = v[0];
+  EXPECT_EQ(k.message, "uncoalesced global store 'a[i * 32]'; and 1 more on this line") << "the first by column keeps it";
+  ASSERT_EQ(k.notes.size(), 2u);
+  EXPECT_EQ(k.notes[0].message, "also here: uncoalesced global load 'b[j * 32]'");
+  EXPECT_EQ(k.notes[0].span.begin.col, 20u);
+  EXPECT_EQ(k.notes[1].message, "its own note") << "the folded finding's notes follow it";
+  EXPECT_EQ(k.related.size(), 1u);
+  EXPECT_DOUBLE_EQ(k.impact, 0.9) << "the highest impact";
+  EXPECT_EQ(k.impactText, "~90% of 'k''s global traffic");
+  EXPECT_EQ(k.fixIts.size(), 1u);
+  EXPECT_EQ(v[1].span.begin.line, 6u);
+}

@@ -57,7 +57,7 @@ TEST(Places, InstantiationsAtOnePlaceAreOneFindingListedCompactly) {
   ASSERT_EQ(all.size(), 1u) << json(all).dump(2);
   std::string msg = all[0]["message"];
   EXPECT_NE(msg.find("; in instantiations 'k<char32_t>', 'k<float>', 'k<int>' and 2 more"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("other figures in 'k<double>'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("other figures in 'k<double>' ("), std::string::npos) << msg;
   ASSERT_TRUE(all[0].contains("instantiations")) << all[0].dump(2);
   EXPECT_EQ(all[0]["instantiations"].size(), 5u) << all[0].dump(2);
 }
@@ -236,4 +236,27 @@ TEST(Places, AnAddressIsNamedInTheTypeTheCodeCastsABufferTo) {
   EXPECT_NE(msg[5].find("reads ((float*)buf)[32]"), std::string::npos) << msg[5];
   EXPECT_EQ(msg[5].find(" buf[32]"), std::string::npos) << msg[5];
   EXPECT_NE(msg[10].find("reads g[32]"), std::string::npos) << msg[10];
+}
+
+TEST(Places, OneFindingPerStatementLineUnlessNoGroup) {
+  std::string d = tempDir("line");
+  writeFile(d + "/k.cu",
+            "__global__ void k(const float* a, const float* b, float* c) {\n"
+            "  c[threadIdx.x * 32] = a[threadIdx.x * 32] + b[threadIdx.x * 64];\n"
+            "  c[threadIdx.x * 32 + 1] = 0;\n"
+            "}\n"
+            "void go(const float* a, const float* b, float* c) { k<<<1, 256>>>(a, b, c); }\n");
+  auto grouped = findings(lintJson(d, "--rules=uncoalesced-access k.cu"));
+  std::map<int, int> perLine;
+  for (const auto& x : grouped) ++perLine[x["location"]["line"]];
+  EXPECT_EQ(perLine[2], 1) << json(grouped).dump(2);
+  for (const auto& x : grouped)
+    if (x["location"]["line"] == 2) {
+      EXPECT_NE(x["message"].get<std::string>().find("; and 2 more on this line"), std::string::npos) << x.dump(2);
+      EXPECT_GE(x["notes"].size(), 2u) << x.dump(2);
+    }
+  auto all = findings(lintJson(d, "--no-group --rules=uncoalesced-access k.cu"));
+  size_t line2 = 0;
+  for (const auto& x : all) line2 += x["location"]["line"] == 2;
+  EXPECT_EQ(line2, 3u) << json(all).dump(2);
 }
