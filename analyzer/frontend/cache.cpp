@@ -195,7 +195,7 @@ std::string resultKey(const std::string& file, const AnalysisOptions& opts, cons
   k += fmt::format("frontend:{}|{}|{}|{}|{}|{}\n", fo.compileCommandsDir, fo.cudaPath, fo.noCuda, fo.resourceDir,
                    fo.gpuArch, fo.maxFileBytes);
   for (const auto& a : fo.extraArgs) k += "extra:" + a + '\0';
-  // What decides the parse command (engine.cpp commandFor): the compilation database's text and
+  // What decides the parse command (commandForFile, analyzer/engine/parse_command.cpp): the compilation database's text and
   // the Makefile's (a database without an entry for the file falls back to the Makefile); the
   // project layout folders; then the command itself.
   for (const auto& src : commandSources(file, fo.compileCommandsDir))

@@ -1,5 +1,5 @@
 // The front end: which compiler arguments each input is parsed with, and input checks.
-// The Clang-facing part lives in engine.cpp; this header is Clang-free.
+// The Clang-facing part lives in analyzer/engine/ (parse.cpp, parse_command.cpp); this header is Clang-free.
 #pragma once
 #include <filesystem>
 #include <optional>

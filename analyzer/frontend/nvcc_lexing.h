@@ -1,6 +1,6 @@
 // Where nvcc's preprocessor (GCC's) and Clang's lexer read the same text differently, the source is
 // rewritten, keeping every column where possible, before Clang reads it (the launch-chevron file
-// system layer in engine.cpp applies it to the project's files). Clang-free; unit-tested.
+// system layer in analyzer/engine/parse.cpp applies it to the project's files). Clang-free; unit-tested.
 #pragma once
 #include <string>
 

@@ -101,9 +101,10 @@ r = run_action(repo, ws, inputs={"install": "none"}, env=on_path,
 check(r["conclusion"] == "success" and len(r["uses"]) == 1 and sarif_results(sarif) == [],
       "no CUDA file changed: empty SARIF uploaded, passes", r)
 
-# 6. Exit status 2 (a file in which nothing can be analysed): the SARIF (with the other file's
-# finding and the error) is still uploaded, the job fails with 2 and says why.
-open(os.path.join(ws, "broken.cu"), "w").write("__global__ void k(float* a) {\n  a[0] = ;\n")
+# 6. Exit status 2 (an input that cannot be reported on: a folder named like a source file; a file
+# with compile errors is reported, exit 1, docs/rules/compile-error.md): the SARIF (with the other
+# file's finding and the error) is still uploaded, the job fails with 2 and says why.
+os.mkdir(os.path.join(ws, "broken.cu"))
 r = run_action(repo, ws, inputs={"install": "none", "files": "broken.cu src*/bad.cu"}, env=on_path, github=pr)
 check(len(r["uses"]) == 1 and ("uncoalesced-access", "src%20dir/bad.cu") in sarif_results(sarif) or
       len(r["uses"]) == 1 and ("uncoalesced-access", "src dir/bad.cu") in sarif_results(sarif),
@@ -115,7 +116,7 @@ check(step(r, "Fail on the configured severity")["exit"] == 2 and "could not ana
 r = run_action(repo, ws, inputs={"install": "none", "args": "--no-such-option"}, env=on_path, github=pr)
 check(not r["uses"] and step(r, "Upload SARIF to code scanning")["outcome"] == "skipped"
       and step(r, "Fail on the configured severity")["exit"] == 2, "usage error: no upload, exit 2", r)
-os.remove(os.path.join(ws, "broken.cu"))
+os.rmdir(os.path.join(ws, "broken.cu"))
 
 # 8. A compilation database: every CUDA unit of it.
 bdir = os.path.join(ws, "build")

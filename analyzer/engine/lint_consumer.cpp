@@ -1,0 +1,369 @@
+#include "analyzer/engine/lint_consumer.h"
+
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <set>
+
+#include "analyzer/engine/compile_errors.h"
+#include "analyzer/model/kernel_model.h"
+#include "analyzer/rule/rule.h"
+#include "analyzer/rule/rule_context.h"
+
+namespace gpuopt::engine {
+
+namespace {
+// GPUOPT_LINT_DEBUG=1: print the model's events (for developing rules).
+void dumpModel(const KernelModel& m, RuleContext& rc) {
+  auto vals = [&](const std::vector<int64_t>& v, const Mask& mask) {
+    std::string s;
+    for (unsigned t = 0; t < std::min<size_t>(v.size(), std::getenv("GPUOPT_LINT_DEBUG_ALL") ? 64 : 8); ++t) s += mask[t] ? std::to_string(v[t]) + " " : "- ";
+    return s;
+  };
+  for (const auto& a : m.accesses())
+    llvm::errs() << "  access " << rc.text(a.expr) << " space=" << memSpaceName(a.space) << " R" << a.isRead << "W"
+                 << a.isWrite << " size=" << a.elemSize << " known=" << a.known << " data=" << a.data
+                 << " sym=" << a.symbolic << " stride=" << a.strideSym << " epoch=" << a.epoch << " ctx=" << a.context
+                 << " addr: " << vals(a.addr, a.mask)
+                 << (a.isWrite ? std::string(" storedSame=") + (a.storedSame ? "1" : "0") + " tags=" +
+                                     (a.storedTag.empty() ? std::string("none")
+                                                          : std::to_string(a.storedTag[0] % 1000) + "," + std::to_string(a.storedTag.size() > 1 ? a.storedTag[1] % 1000 : 0))
+                               : std::string())
+                 << "\n";
+  for (const auto& b : m.branches()) {
+    std::vector<int64_t> p(b.path.begin(), b.path.end());
+    llvm::errs() << "  branch " << (b.cond ? rc.text(b.cond) : "") << " known=" << b.known << " data=" << b.data
+                 << " sym=" << b.symbolic << " loop=" << b.isLoop << " ctx=" << b.context << " paths: " << vals(p, b.active) << "\n";
+  }
+  for (const auto& b : m.barriers()) llvm::errs() << "  barrier " << b.name << " ctx=" << b.context << "\n";
+}
+
+// Statements and declarations Clang could not make sense of (RecoveryExpr, invalid declarations).
+struct InvalidFinder : clang::RecursiveASTVisitor<InvalidFinder> {
+  bool found = false;
+  bool VisitExpr(clang::Expr* e) {
+    if (e->containsErrors()) { found = true; return false; }
+    return true;
+  }
+  bool VisitDecl(clang::Decl* d) {
+    if (d->isInvalidDecl()) { found = true; return false; }
+    return true;
+  }
+};
+
+// The program's own functions a body calls (not system headers).
+struct CalleeFinder : clang::RecursiveASTVisitor<CalleeFinder> {
+  const clang::SourceManager* sm;
+  std::vector<const clang::FunctionDecl*> found;
+  void add(const clang::FunctionDecl* fd) {
+    if (!fd) return;
+    // An instantiation Clang could not make (an error in the template's body): no body, invalid.
+    if (fd->isInvalidDecl()) {
+      found.push_back(fd);
+      return;
+    }
+    const clang::FunctionDecl* def = fd->getDefinition();
+    if (!def || !def->hasBody()) return;
+    auto loc = sm->getExpansionLoc(def->getLocation());
+    if (loc.isInvalid() || sm->isInSystemHeader(loc)) return;
+    found.push_back(def);
+  }
+  bool VisitCallExpr(clang::CallExpr* c) { add(c->getDirectCallee()); return true; }
+  bool VisitCXXConstructExpr(clang::CXXConstructExpr* c) { add(c->getConstructor()); return true; }
+};
+
+class LintConsumer : public clang::ASTConsumer {
+ public:
+  LintConsumer(ParseResult& out, const AnalysisOptions& opts, const std::vector<std::unique_ptr<Rule>>& rules,
+               const LintedFiles::Settings& files, Clock::time_point start, ErrorCollector& errs)
+      : out_(out), opts_(opts), rules_(rules), filesSettings_(files), start_(start), errs_(errs) {}
+
+  void HandleTranslationUnit(clang::ASTContext& ctx) override {
+    out_.parseMs = msSince(start_);
+    out_.consumed = true;
+    auto t0 = Clock::now();
+    parseHadErrors_ = ctx.getDiagnostics().hasErrorOccurred() || !errs_.errors.empty();
+    auto& sm = ctx.getSourceManager();
+    LintedFiles files(sm, filesSettings_);
+    // Rules and the kernel search traverse only the translation unit's own declarations (not the
+    // thousands in the CUDA headers): the main file's and those of the linted files.
+    std::vector<clang::Decl*> scope;
+    for (clang::Decl* d : ctx.getTranslationUnitDecl()->decls())
+      if (files.inScope(d->getLocation())) scope.push_back(d);
+    ctx.setTraversalScope(scope);
+    RuleContext rc(ctx, opts_.model, files);
+    auto enabled = [&](const Rule& r) {
+      return opts_.enabledRules.empty() || opts_.enabledRules.count(std::string(r.info().id));
+    };
+
+    collectErrors(sm, files, rc);
+    auto timed = [&](const std::string& phase, auto&& f) {
+      auto t = Clock::now();
+      f();
+      out_.phaseMs[phase] += msSince(t);
+    };
+    for (const auto& r : rules_)
+      if (enabled(*r)) timed(std::string(r->info().id), [&] { r->checkTranslationUnit(ctx, rc); });
+    // The model carries what the enabled rules ask of it (like clang-tidy registering the matchers
+    // of the enabled checks only).
+    ModelOptions modelOpts = opts_.model;
+    modelOpts.blockSteps = false;
+    for (const auto& r : rules_)
+      if (enabled(*r) && r->needsBlockSteps()) modelOpts.blockSteps = true;
+    auto tLaunches = Clock::now();
+    // Launches are looked for in all of the project's code the parse holds, not only the linted
+    // files: a kernel file linted through its includer is launched from another file it brings in.
+    std::vector<clang::Decl*> project;
+    for (clang::Decl* d : ctx.getTranslationUnitDecl()->decls())
+      if (files.inProject(d->getLocation())) project.push_back(d);
+    ctx.setTraversalScope(project);
+    LaunchIndex launches(ctx);
+    ctx.setTraversalScope(scope);
+    out_.phaseMs["launch index"] += msSince(tLaunches);
+    std::vector<const clang::FunctionDecl*> functions;
+    for (const clang::FunctionDecl* k : findFunctions(ctx, files, functions)) {
+      auto tTaintK = Clock::now();
+      auto skip = taint(k, sm);
+      out_.phaseMs["error scan"] += msSince(tTaintK);
+      if (skip) {
+        SkippedKernel s;
+        s.name = k->getQualifiedNameAsString();
+        s.where = rc.span(k->getLocation());
+        s.reason = skip->first;
+        s.error = errorIndexAt(skip->second, sm);
+        out_.skipped.push_back(std::move(s));
+        continue;
+      }
+      // A kernel launched with several block shapes is judged with each (up to 4).
+      // The shapes a profile recorded win over the launches in the code (and over --block-dim,
+      // which gives the shape only of kernels whose launch is not known).
+      auto prof = opts_.model.profiledBlocks.find(k->getNameAsString());
+      bool profiled = prof != opts_.model.profiledBlocks.end() && !prof->second.empty();
+      std::vector<LaunchIndex::Shape> shapes;
+      if (profiled) {
+        // The launch as profiled: its block and grid. A launch in the code with the same block
+        // lends its place (messages point at it, as in a plain lint of it).
+        auto grids = opts_.model.profiledGrids.find(k->getNameAsString());
+        auto code = launches.all(k);
+        for (size_t bi = 0; bi < prof->second.size(); ++bi) {
+          const auto& b = prof->second[bi];
+          LaunchIndex::Shape s{b[0], b[1], b[2], "launch the profile recorded"};
+          for (const auto& c : code)
+            if (c.x == b[0] && c.y == b[1] && c.z == b[2]) s = c;
+          if (grids != opts_.model.profiledGrids.end() && bi < grids->second.size() && grids->second[bi][0] > 0) {
+            const auto& g = grids->second[bi];
+            std::copy(g.begin(), g.end(), s.grid);
+            s.gridBlocks = g[0] * g[1] * g[2];
+          }
+          shapes.push_back(s);
+        }
+      }
+      else
+        shapes = launches.all(k);
+      if (shapes.size() > 4) shapes.resize(4);
+      if (shapes.size() < 2 && !profiled) shapes.clear();
+      size_t variants = std::max<size_t>(1, shapes.size());
+      ++out_.kernels;
+      for (size_t vi = 0; vi < variants; ++vi) {
+        const LaunchIndex::Shape* shape = shapes.empty() ? nullptr : &shapes[vi];
+        rc.setLaunchVariant(shape && shapes.size() > 1 ? fmt::format("the {}x{}x{} block of the {}", shape->x, shape->y, shape->z, shape->where)
+                                  : std::string());
+        std::unique_ptr<KernelModel> model;
+        timed("kernel model", [&] { model = KernelModel::build(k, ctx, modelOpts, launches, shape); });
+        if (vi == 0 && model->blockAssumed() && !opts_.model.blockDimGiven && !launches.unreadable(k)) ++out_.assumedKernels;
+        // (The log is kept whatever --verbose says: it is stored with the result, and --verbose is
+        // not part of the result cache's key.)
+        out_.log.push_back(fmt::format("{}: kernel {}: block {}x{}x{} ({}), {} accesses, {} branches, {} barriers{}",
+                                         rc.span(k->getLocation()).begin.file, k->getQualifiedNameAsString(), model->blockX(),
+                                         model->blockY(), model->blockZ(), model->blockSource(), model->accesses().size(),
+                                         model->branches().size(), model->barriers().size(),
+                                         model->truncated() ? " (evaluation truncated)" : ""));
+        if (std::getenv("GPUOPT_LINT_DEBUG")) dumpModel(*model, rc);
+        std::string inst, group;
+        if (k->getTemplateSpecializationArgs()) {
+          llvm::raw_string_ostream os(inst);
+          k->getNameForDiagnostic(os, ctx.getPrintingPolicy(), /*Qualified=*/true);
+          if (const auto* pt = k->getPrimaryTemplate()) group = fmt::format("{}", static_cast<const void*>(pt->getCanonicalDecl()));
+        }
+        rc.setFunction(k->getQualifiedNameAsString(), inst, group);
+        for (const auto& r : rules_)
+          if (enabled(*r)) timed(std::string(r->info().id), [&] { r->checkKernel(*model, rc); });
+        rc.setFunction({});
+      }
+      rc.setLaunchVariant({});
+    }
+    auto tTaint = Clock::now();
+    for (const clang::FunctionDecl* f : functions)
+      if (!taint(f, sm)) ++out_.cleanFunctions;
+    out_.phaseMs["error scan"] += msSince(tTaint);
+    rc.finishInstantiations();
+    out_.diags = std::move(rc.diagnostics());
+    out_.analysisMs = msSince(t0);
+  }
+
+ private:
+  // Kernel definitions in the linted files (template kernels through their instantiations); the
+  // other function definitions there go to `others`.
+  std::vector<const clang::FunctionDecl*> findFunctions(clang::ASTContext& ctx, const LintedFiles& files,
+                                                        std::vector<const clang::FunctionDecl*>& others) {
+    struct V : clang::RecursiveASTVisitor<V> {
+      std::vector<const clang::FunctionDecl*> kernels, others;
+      const LintedFiles* files;
+      bool shouldVisitTemplateInstantiations() const { return true; }
+      bool VisitFunctionDecl(clang::FunctionDecl* f) {
+        if (!f->doesThisDeclarationHaveABody()) return true;
+        if (f->isDependentContext()) return true;  // uninstantiated template pattern
+        if (!files->contains(f->getLocation())) return true;
+        (f->hasAttr<clang::CUDAGlobalAttr>() ? kernels : others).push_back(f);
+        return true;
+      }
+    } v;
+    v.files = &files;
+    v.TraverseDecl(ctx.getTranslationUnitDecl());
+    others = std::move(v.others);
+    return v.kernels;
+  }
+
+  // Why a function cannot be trusted: code Clang could not compile in its body or in a function
+  // of the program it calls. Returns the reason and the error's location.
+  // Memoised: asked for each kernel, then again for every function at the end.
+  std::map<const clang::FunctionDecl*, std::optional<std::pair<std::string, clang::SourceLocation>>> taintMemo_;
+  bool parseHadErrors_ = true;
+  std::optional<std::pair<std::string, clang::SourceLocation>> taint(const clang::FunctionDecl* f,
+                                                                      const clang::SourceManager& sm) {
+    // A parse without errors has no invalid declarations or recovery expressions to find.
+    if (!parseHadErrors_) return std::nullopt;
+    auto memo = taintMemo_.find(f);
+    if (memo != taintMemo_.end()) return memo->second;
+    return taintMemo_[f] = taintOf(f, sm);
+  }
+  std::optional<std::pair<std::string, clang::SourceLocation>> taintOf(const clang::FunctionDecl* f,
+                                                                        const clang::SourceManager& sm) {
+    std::set<const clang::FunctionDecl*> seen;
+    std::vector<std::pair<const clang::FunctionDecl*, int>> todo = {{f, 0}};
+    while (!todo.empty()) {
+      auto [fn, depth] = todo.back();
+      todo.pop_back();
+      if (!seen.insert(fn).second) continue;
+      const clang::FunctionDecl* pattern = fn->getTemplateInstantiationPattern();
+      clang::SourceLocation where;
+      bool bad = fn->isInvalidDecl();
+      for (const clang::FunctionDecl* g : {fn, pattern}) {
+        if (!g) continue;
+        auto b = sm.getExpansionLoc(g->getBeginLoc()), e = sm.getExpansionLoc(g->getEndLoc());
+        for (const auto& err : errs_.errors)
+          if (err.loc.isValid() && b.isValid() && e.isValid() && sm.getFileID(err.loc) == sm.getFileID(b) &&
+              !sm.isBeforeInTranslationUnit(err.loc, b) && !sm.isBeforeInTranslationUnit(e, err.loc)) {
+            bad = true;
+            where = err.loc;
+            break;
+          }
+        if (bad) break;
+      }
+      if (!bad && fn->getBody()) {
+        InvalidFinder inv;
+        inv.TraverseStmt(fn->getBody());
+        bad = inv.found;
+      }
+      if (bad) {
+        if (where.isInvalid()) where = sm.getExpansionLoc(fn->getLocation());
+        std::string line = fmt::format("line {}", sm.getExpansionLineNumber(where));
+        if (fn == f) return std::make_pair("its body has code Clang could not compile (" + line + ")", where);
+        return std::make_pair(fmt::format("it calls '{}', which has code Clang could not compile ({})",
+                                          fn->getQualifiedNameAsString(), line),
+                              where);
+      }
+      if (depth >= 8 || !fn->getBody()) continue;
+      CalleeFinder cf;
+      cf.sm = &sm;
+      cf.TraverseStmt(fn->getBody());
+      for (const auto* c : cf.found) todo.push_back({c, depth + 1});
+    }
+    return std::nullopt;
+  }
+
+  int errorIndexAt(clang::SourceLocation loc, const clang::SourceManager& sm) const {
+    for (size_t i = 0; i < errorLocs_.size(); ++i)
+      if (errorLocs_[i] == loc) return static_cast<int>(i);
+    // Attributed to an #include line: the error whose line matches.
+    unsigned line = sm.getExpansionLineNumber(loc);
+    for (size_t i = 0; i < out_.errors.size(); ++i)
+      if (out_.errors[i].span.begin.line == line) return static_cast<int>(i);
+    return -1;
+  }
+
+  // Errors in the linted files as findings; an error in a header the file includes is reported at
+  // the #include line that brings it in.
+  void collectErrors(const clang::SourceManager& sm, const LintedFiles& files, RuleContext& rc) {
+    out_.rawErrors = errs_.errors.size();
+    std::set<std::pair<std::string, unsigned>> lines;
+    std::vector<clang::SourceLocation> locs;
+    for (const auto& e : errs_.errors) locs.push_back(e.loc);
+    std::vector<bool> device = errs_.errors.empty() ? std::vector<bool>{} : inDeviceCode(rc.ast(), locs);
+    for (size_t ei = 0; ei < errs_.errors.size(); ++ei) {
+      const auto& e = errs_.errors[ei];
+      out_.errorTexts.push_back(e.where + "error: " + e.message);
+      if (e.loc.isInvalid()) continue;
+      clang::SourceLocation at = e.loc;
+      std::string origin;
+      bool direct = files.contains(at);
+      if (!direct) {
+        // Up the include stack to a linted file.
+        clang::FileID fid = sm.getFileID(at);
+        clang::SourceLocation inc = sm.getIncludeLoc(fid);
+        std::string header = std::string(sm.getFilename(at));
+        unsigned hline = sm.getExpansionLineNumber(at);
+        while (inc.isValid() && !files.contains(inc)) inc = sm.getIncludeLoc(sm.getFileID(inc));
+        if (inc.isInvalid()) {
+          // Not reached through an #include of a linted file (a forced header, the includer's own
+          // code): the includer's errors are not this file's; anything else is shown at line 1.
+          if (!files.settings().targetPath.empty()) continue;
+          inc = sm.getLocForStartOfFile(sm.getMainFileID());
+        }
+        at = inc;
+        origin = fmt::format("in included file {}:{}: ", header, hline);
+      }
+      SourceSpan span = rc.span(clang::SourceRange(at, at));
+      if (!lines.insert({span.begin.file, span.begin.line}).second) continue;  // one per line
+      CompileError ce;
+      ce.span = span;
+      ce.message = origin + e.message + compileErrorHint(e.message);  // analyzer/engine/compile_errors.cpp
+      ce.inTarget = direct;
+      ce.deviceCode = direct && device[ei];
+      if (direct) ++out_.errorsInTarget;
+      out_.errors.push_back(std::move(ce));
+      errorLocs_.push_back(direct ? e.loc : clang::SourceLocation());
+    }
+    // APIs nvcc 13 rejects that the parse still declares (texture references, __shfl_down): a
+    // compile-error finding each, not a Clang error (the kernels using them are analysed).
+    for (const auto& u : findRemovedApiUses(rc.ast(), files, std::string(kBundledIncludeDir))) {
+      auto at = clang::SourceLocation::getFromRawEncoding(u.raw);
+      SourceSpan span = rc.span(clang::SourceRange(at, at));
+      if (!lines.insert({span.begin.file, span.begin.line}).second) continue;
+      out_.errors.push_back(CompileError{span, u.message, true, true});
+      errorLocs_.push_back(at);
+    }
+  }
+
+  ParseResult& out_;
+  const AnalysisOptions& opts_;
+  const std::vector<std::unique_ptr<Rule>>& rules_;
+  LintedFiles::Settings filesSettings_;
+  Clock::time_point start_;
+  ErrorCollector& errs_;
+  std::vector<clang::SourceLocation> errorLocs_;  // parallel to out_.errors
+};
+
+}  // namespace
+
+std::unique_ptr<clang::ASTConsumer> makeLintConsumer(ParseResult& out, const AnalysisOptions& opts,
+                                                     const std::vector<std::unique_ptr<Rule>>& rules,
+                                                     const LintedFiles::Settings& files, Clock::time_point start,
+                                                     ErrorCollector& errs) {
+  return std::make_unique<LintConsumer>(out, opts, rules, files, start, errs);
+}
+
+}  // namespace gpuopt::engine

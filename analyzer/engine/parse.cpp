@@ -1,0 +1,275 @@
+#include "analyzer/engine/parse.h"
+
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Lex/PPCallbacks.h>
+#include <clang/Lex/Preprocessor.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <clang/Tooling/Tooling.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <functional>
+#include <optional>
+#include <set>
+
+#include "analyzer/engine/compile_errors.h"
+#include "analyzer/engine/lint_consumer.h"
+#include "analyzer/frontend/nvcc_lexing.h"
+#include "analyzer/frontend/preamble.h"
+#include "analyzer/rule/rule_context.h"
+
+namespace gpuopt::engine {
+
+namespace fs = std::filesystem;
+
+namespace {
+// A file with a launch written `<< <` (which nvcc accepts) is read with the chevrons joined; the
+// text keeps its length, so every location stays where it was. Likewise `extern "C"__global__`
+// (splitReservedLiteralSuffixes: the literal moves one column left).
+class PatchedFile : public llvm::vfs::File {
+ public:
+  PatchedFile(llvm::vfs::Status st, std::string text)
+      : st_(llvm::vfs::Status::copyWithNewSize(st, text.size())), text_(std::move(text)) {}
+  llvm::ErrorOr<llvm::vfs::Status> status() override { return st_; }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> getBuffer(const llvm::Twine& name, int64_t, bool, bool) override {
+    return llvm::MemoryBuffer::getMemBufferCopy(text_, name.str());
+  }
+  std::error_code close() override { return {}; }
+
+ private:
+  llvm::vfs::Status st_;
+  std::string text_;
+};
+
+class LaunchChevronFS : public llvm::vfs::ProxyFileSystem {
+ public:
+  LaunchChevronFS(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs, std::vector<std::string> skip)
+      : ProxyFileSystem(std::move(fs)), skip_(std::move(skip)) {}
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine& path) override {
+    auto f = ProxyFileSystem::openFileForRead(path);
+    std::string p = path.str();
+    if (!f || p.rfind("/usr/", 0) == 0) return f;
+    for (const auto& s : skip_)
+      if (!s.empty() && p.rfind(s, 0) == 0) return f;
+    auto st = (*f)->status();
+    auto buf = (*f)->getBuffer(path);
+    if (!st || !buf) return ProxyFileSystem::openFileForRead(path);
+    std::string text = (*buf)->getBuffer().str();
+    bool changed = text.find("<<") != std::string::npos && normalizeLaunchChevrons(text);
+    changed = splitReservedLiteralSuffixes(text) || changed;  // `extern "C"__global__` (nvcc_lexing.h)
+    if (!changed) return ProxyFileSystem::openFileForRead(path);
+    return std::unique_ptr<llvm::vfs::File>(new PatchedFile(*st, std::move(text)));
+  }
+
+ private:
+  std::vector<std::string> skip_;
+};
+
+// --verbose: includes resolved through the project-layout fallback folders.
+class LayoutLog : public clang::PPCallbacks {
+ public:
+  LayoutLog(const std::vector<std::string>& dirs, std::vector<std::string>& log) : dirs_(dirs), log_(log) {}
+  void InclusionDirective(clang::SourceLocation, const clang::Token&, llvm::StringRef name, bool,
+                          clang::CharSourceRange, clang::OptionalFileEntryRef file, llvm::StringRef searchPath,
+                          llvm::StringRef, const clang::Module*, bool, clang::SrcMgr::CharacteristicKind) override {
+    if (!file) return;
+    std::string sp = fs::path(searchPath.str()).lexically_normal().string();
+    for (size_t i = 1; i < dirs_.size(); ++i)  // dirs_[0] is the file's own folder
+      if (sp == dirs_[i]) {
+        log_.push_back(fmt::format("#include \"{}\" found in the project-layout folder {}", name.str(), sp));
+        return;
+      }
+  }
+
+ private:
+  const std::vector<std::string>& dirs_;
+  std::vector<std::string>& log_;
+};
+
+class LintAction : public clang::ASTFrontendAction {
+ public:
+  LintAction(ParseResult& out, const AnalysisOptions& opts, const std::vector<std::unique_ptr<Rule>>& rules,
+             const LintedFiles::Settings& files, ErrorCollector& errs, const std::vector<std::string>& layoutDirs)
+      : out_(out), opts_(opts), rules_(rules), files_(files), errs_(errs), layoutDirs_(layoutDirs) {}
+  bool BeginSourceFileAction(clang::CompilerInstance& ci) override {
+    // A missing #include is fatal to Clang (nothing after it would be checked): make it a plain
+    // error so the rest of the file is parsed and analysed.
+    ci.getDiagnostics().setFatalsAsError(true);
+    if (!layoutDirs_.empty())
+      ci.getPreprocessor().addPPCallbacks(std::make_unique<LayoutLog>(layoutDirs_, out_.log));
+    return true;
+  }
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance&, llvm::StringRef) override {
+    return makeLintConsumer(out_, opts_, rules_, files_, start_, errs_);
+  }
+  // The files the parse read (what a stored result depends on): every file entered, not the
+  // in-memory ones (bundled headers, the preamble's header).
+  void EndSourceFileAction() override {
+    const auto& sm = getCompilerInstance().getSourceManager();
+    for (unsigned i = 0; i < sm.local_sloc_entry_size(); ++i) {
+      const auto& e = sm.getLocalSLocEntry(i);
+      if (!e.isFile()) continue;
+      auto entry = e.getFile().getContentCache().OrigEntry;
+      if (!entry) continue;
+      std::string name = std::string(entry->getName());
+      if (name.rfind(std::string(kBundledIncludeDir), 0) == 0 || name.rfind("/gpuopt-lint-preamble/", 0) == 0) continue;
+      out_.filesRead.emplace_back(std::move(name), clang::SrcMgr::isSystem(e.getFile().getFileCharacteristic()));
+    }
+  }
+
+ private:
+  ParseResult& out_;
+  const AnalysisOptions& opts_;
+  const std::vector<std::unique_ptr<Rule>>& rules_;
+  LintedFiles::Settings files_;
+  ErrorCollector& errs_;
+  const std::vector<std::string>& layoutDirs_;
+  Clock::time_point start_ = Clock::now();
+};
+
+
+std::string canonicalPath(const std::string& p) {
+  std::error_code ec;
+  return fs::weakly_canonical(fs::absolute(p, ec), ec).string();
+}
+
+
+// Runs the LintAction, with the precompiled preamble when there is one: the forced includes the
+// preamble holds are dropped from the command and the PCH is loaded instead.
+class LintActionFactory : public clang::tooling::FrontendActionFactory {
+ public:
+  LintActionFactory(std::function<std::unique_ptr<clang::FrontendAction>()> make, const Preamble* pre)
+      : make_(std::move(make)), pre_(pre) {}
+  bool runInvocation(std::shared_ptr<clang::CompilerInvocation> inv, clang::FileManager* files,
+                     std::shared_ptr<clang::PCHContainerOperations> ops, clang::DiagnosticConsumer* dc) override {
+    if (pre_) {
+      auto& pp = inv->getPreprocessorOpts();
+      pp.Includes.clear();
+      pp.ImplicitPCHInclude = pre_->pchPath;
+    }
+    return clang::tooling::FrontendActionFactory::runInvocation(std::move(inv), files, std::move(ops), dc);
+  }
+  std::unique_ptr<clang::FrontendAction> create() override { return make_(); }
+
+ private:
+  std::function<std::unique_ptr<clang::FrontendAction>()> make_;
+  const Preamble* pre_;
+};
+
+
+}  // namespace
+
+std::vector<std::string> excludedPrefixes(const std::string& resourceDir, const std::string& cudaPath) {
+  std::vector<std::string> v = {std::string(kBundledIncludeDir)};
+  for (const auto& p : {resourceDir, cudaPath})
+    if (!p.empty()) {
+      v.push_back(fs::absolute(p).lexically_normal().string());
+      v.push_back(canonicalPath(p));
+    }
+  return v;
+}
+
+// The file system of a parse: the real one (with `<< <` launches joined), the bundled headers
+// in memory, and `extraPath` (the preamble's header) when given.
+llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Parser::fileSystem(const std::string& extraPath,
+                                                                   const std::string& extraText) {
+  // Unsaved editor buffers (the language server) replace the files on disk, under the launch
+  // chevron normalisation like any file.
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> real = llvm::vfs::getRealFileSystem();
+  if (!opts.overlays.empty()) {
+    auto buffers = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    for (const auto& [path, text] : opts.overlays)
+      buffers->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(text, path));
+    auto withBuffers = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(real);
+    withBuffers->pushOverlay(buffers);
+    real = withBuffers;
+  }
+  auto base = llvm::makeIntrusiveRefCnt<LaunchChevronFS>(real, excludedPrefixes(resourceDir, cudaPath));
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(base);
+  // The bundled headers (and the nvcc-compatibility header) live in memory.
+  auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  for (const auto& [path, text] : bundledCudaHeaders())
+    mem->addFile(std::string(kBundledIncludeDir) + "/" + std::string(path), 0, llvm::MemoryBuffer::getMemBuffer(text));
+  if (!extraPath.empty()) mem->addFile(extraPath, 0, llvm::MemoryBuffer::getMemBufferCopy(extraText));
+  overlay->pushOverlay(mem);
+  return overlay;
+}
+
+// One parse of `file` (the translation unit), linting either it and its project includes or,
+// with `target`, only that file.
+ParseResult Parser::run(const std::string& file, const ParseCommand& cmd, const std::vector<std::string>& layoutDirs,
+                        const std::string& target, const std::string& targetName) {
+  std::optional<Preamble> pre;
+  std::vector<std::string> preLog;
+  // Not with unsaved editor buffers: the file on disk is not what is parsed.
+  if (!cmd.bundledCuda && !opts.cache.dir.empty() && opts.cache.preamble && opts.overlays.empty()) {
+    pre = getPreamble(opts.cache.dir, cmd.args, layoutDirs, file,
+                      [&](const std::string& p, const std::string& t) { return fileSystem(p, t); },
+                      &preLog, mayBuildPreamble);
+    if (pre && pre->built) preambleBuilt = true;
+  }
+  ParseResult res = runOnce(file, cmd, layoutDirs, target, targetName, pre ? &*pre : nullptr);
+  if (pre && !res.consumed) {
+    // The PCH could not be loaded (changed under us, or rejected): parse without it.
+    preLog.push_back(file + ": the preamble " + pre->pchPath + " could not be used; parsed without it");
+    pre.reset();
+    res = runOnce(file, cmd, layoutDirs, target, targetName, nullptr);
+  }
+  if (pre)
+    preLog.push_back(fmt::format("{}: parsed with the preamble {} ({} leading includes)", file, pre->pchPath, pre->includes));
+  res.log.insert(res.log.begin(), preLog.begin(), preLog.end());
+  res.preamble = std::move(pre);
+  return res;
+}
+
+ParseResult Parser::runOnce(const std::string& file, const ParseCommand& cmd,
+                            const std::vector<std::string>& layoutDirs, const std::string& target, const std::string& targetName, const Preamble* pre) {
+  ParseResult res;
+  res.ran = true;
+  auto overlay = pre ? fileSystem(pre->headerPath, pre->headerText) : fileSystem();
+  LintedFiles::Settings fs;
+  fs.mainName = file;
+  fs.targetPath = target.empty() ? std::string() : canonicalPath(target);
+  fs.targetName = targetName;
+  std::string root = repositoryRoot(file);
+  fs.projectRoot = !root.empty() ? root : fs::absolute(file).lexically_normal().parent_path().parent_path().string();
+  fs.excluded = excludedPrefixes(resourceDir, cudaPath);
+  fs.projectDirs = layoutDirs;
+  fs.headerFilter = opts.headerFilter;
+  auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
+  ErrorCollector errs;
+  LintActionFactory factory([&] { return std::make_unique<LintAction>(res, opts, rules, fs, errs, layoutDirs); }, pre);
+  clang::tooling::ToolInvocation inv(cmd.args, &factory, files.get(), std::make_shared<clang::PCHContainerOperations>());
+  inv.setDiagnosticConsumer(&errs);
+  bool ok = inv.run();
+  // A header that is not found: where it was searched (the database entry and the flags that
+  // gave the folders, or the Makefile), analyzer/engine/compile_errors.cpp.
+  for (auto& e : res.errors)
+    if (isMissingHeader(e.message))
+      e.message += missingHeaderHint({cmd.flagsSource, cmd.fromDatabase, cmd.includeOrigins});
+  if (!ok && errs.errors.empty() && res.rawErrors == 0) {
+    res.rawErrors = 1;  // the driver rejected the command
+    res.errorTexts.push_back("error: the compiler driver rejected the command; try --verbose");
+  }
+  return res;
+}
+
+ParseCommand hostVariant(ParseCommand pc) {
+  std::replace(pc.args.begin(), pc.args.end(), std::string("--cuda-device-only"), std::string("--cuda-host-only"));
+  return pc;
+}
+
+void keepDeviceCodeErrors(ParseResult& host, const ParseResult& device) {
+  std::set<std::pair<std::string, unsigned>> lines;
+  for (const auto& e : host.errors) lines.insert({e.span.begin.file, e.span.begin.line});
+  for (const auto& e : device.errors) {
+    if (!e.deviceCode || e.removedApi || !lines.insert({e.span.begin.file, e.span.begin.line}).second) continue;
+    host.errors.push_back(e);
+    ++host.rawErrors;
+    if (e.inTarget) ++host.errorsInTarget;
+  }
+}
+
+}  // namespace gpuopt::engine

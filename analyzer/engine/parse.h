@@ -1,0 +1,50 @@
+// The parse stage: one Clang parse of a translation unit with a compile command (the precompiled
+// preamble when there is one, the bundled CUDA headers and unsaved editor buffers in its file
+// system), whose AST the model-and-rules consumer (lint_consumer.h) analyses; and the two
+// variants the driver's fallbacks need (the host-side command, keeping device-code errors).
+#pragma once
+#include <llvm/ADT/IntrusiveRefCntPtr.h>
+#include <llvm/Support/VirtualFileSystem.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analyzer/engine/engine.h"
+#include "analyzer/engine/parse_result.h"
+#include "analyzer/frontend/frontend.h"
+
+namespace gpuopt::engine {
+
+struct Parser {
+  const AnalysisOptions& opts;
+  const std::vector<std::unique_ptr<Rule>>& rules;
+  std::string resourceDir, cudaPath;
+  bool preambleBuilt = false;
+  bool mayBuildPreamble = true;  // one preamble build (attempt) per analyzed file and run
+
+  // The file system of a parse: the real one (with `<< <` launches joined), the bundled headers
+  // in memory, and `extraPath` (the preamble's header) when given.
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fileSystem(const std::string& extraPath = {},
+                                                              const std::string& extraText = {});
+  // One parse of `file` (the translation unit), linting either it and its project includes or,
+  // with `target`, only that file.
+  ParseResult run(const std::string& file, const ParseCommand& cmd, const std::vector<std::string>& layoutDirs,
+                  const std::string& target = {}, const std::string& targetName = {});
+  ParseResult runOnce(const std::string& file, const ParseCommand& cmd, const std::vector<std::string>& layoutDirs,
+                      const std::string& target, const std::string& targetName, const Preamble* pre);
+};
+
+// The same command parsing the host side (--cuda-host-only).
+ParseCommand hostVariant(ParseCommand pc);
+
+// The host-side parse replaces a device-side one that had more errors (host code calling what only
+// nvcc's host headers declare), but the device-side errors inside GPU code are nvcc's too (its
+// device compilation fails there): they are kept as findings (the host parse's kernels are still
+// analysed).
+void keepDeviceCodeErrors(ParseResult& host, const ParseResult& device);
+
+// The prefixes of files that are never linted: the toolkit, Clang's headers, the bundled ones.
+std::vector<std::string> excludedPrefixes(const std::string& resourceDir, const std::string& cudaPath);
+
+}  // namespace gpuopt::engine

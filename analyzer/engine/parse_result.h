@@ -1,0 +1,91 @@
+// What one parse of a file produced (the parse stage's value): the compile errors, the rules'
+// findings, the kernels analysed and skipped, the files read. Shared by the parse
+// (analyzer/engine/parse.cpp), the model-and-rules consumer that runs inside it
+// (lint_consumer.cpp) and the driver (engine.cpp).
+#pragma once
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/SourceManager.h>
+#include <fmt/format.h>
+#include <llvm/ADT/SmallString.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analyzer/frontend/preamble.h"
+#include "analyzer/report/diagnostic.h"
+
+namespace gpuopt::engine {
+
+using Clock = std::chrono::steady_clock;
+inline double msSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+// One compiler error, as Clang reported it.
+struct RawError {
+  clang::SourceLocation loc;  // expansion location (valid while the parse's SourceManager lives)
+  std::string where;          // "file:line:col: " for messages
+  std::string message;
+};
+
+// Collects the Clang errors of a parse. Fatal errors (a missing #include) are made plain errors by
+// the action, so the rest of the file is still parsed.
+class ErrorCollector : public clang::DiagnosticConsumer {
+ public:
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
+    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level < clang::DiagnosticsEngine::Error) return;
+    llvm::SmallString<256> msg;
+    info.FormatDiagnostic(msg);
+    RawError e;
+    e.message = std::string(msg);
+    if (info.hasSourceManager() && info.getLocation().isValid()) {
+      auto& sm = info.getSourceManager();
+      e.loc = sm.getExpansionLoc(info.getLocation());
+      auto p = sm.getPresumedLoc(e.loc);
+      if (p.isValid()) e.where = fmt::format("{}:{}:{}: ", p.getFilename(), p.getLine(), p.getColumn());
+    }
+    errors.push_back(std::move(e));
+  }
+  std::vector<RawError> errors;
+};
+
+// What one parse of a file produced.
+struct CompileError {
+  SourceSpan span;      // in a linted file
+  std::string message;  // Clang's, with a hint where one is known
+  bool inTarget = true; // located in the linted file itself (not attributed to an #include line)
+  bool removedApi = false;  // a use of an API nvcc 13 rejects (compile_errors.h), not a Clang error
+  bool deviceCode = false;  // inside a function compiled for the GPU (inDeviceCode)
+};
+struct SkippedKernel {
+  std::string name;
+  SourceSpan where;
+  std::string reason;
+  int error = -1;  // index into errors of the error that explains it, if in a linted file
+};
+struct ParseResult {
+  bool ran = false;
+  size_t rawErrors = 0;                  // every error of the parse
+  std::vector<std::string> errorTexts;   // "file:line:col: error: ..." for the input-error message
+  std::vector<CompileError> errors;      // errors in (or attributed to) linted files
+  size_t errorsInTarget = 0;             // errors located in the linted files themselves
+  std::vector<Diagnostic> diags;         // the rules' findings
+  std::vector<SkippedKernel> skipped;
+  unsigned kernels = 0;                  // analysed
+  unsigned assumedKernels = 0;           // ... with an assumed block shape (no launch, bounds or --block-dim)
+  unsigned cleanFunctions = 0;           // host or device functions with a body free of errors
+  double parseMs = 0, analysisMs = 0;
+  std::map<std::string, double> phaseMs;  // FileAnalysis::phaseMs
+  std::vector<std::string> log;
+  bool consumed = false;                 // the AST was built and analysed (false: the parse never started)
+  std::vector<std::pair<std::string, bool>> filesRead;  // real files the parse read, and whether each is a
+                                                       // system header (the result cache's dependencies)
+  std::optional<Preamble> preamble;      // the precompiled preamble it used
+};
+
+}  // namespace gpuopt::engine

@@ -1,0 +1,121 @@
+#include "analyzer/engine/parse_strategies.h"
+
+#include <clang/Tooling/CompilationDatabase.h>
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <string_view>
+
+#include "analyzer/report/output.h"
+
+namespace gpuopt::engine {
+
+namespace fs = std::filesystem;
+
+ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, Parser& parser,
+                               const AnalysisOptions& opts, const std::string& resourceDir,
+                               const std::string& cudaPath, std::vector<std::string>& log) {
+  ParsedFile out;
+  ParseDependencies& deps = out.deps;
+  deps.responseFiles = cmd.responseFiles;
+  // An includer's command: the command stage again, for another file.
+  auto commandFor = [&](const std::string& f, std::vector<std::string>& layout) {
+    FileCommand c = commandForFile(f, opts.frontend, resourceDir, cudaPath, log);
+    layout = std::move(c.layout);
+    deps.responseFiles.insert(deps.responseFiles.end(), c.responseFiles.begin(), c.responseFiles.end());
+    return std::move(c.pc);
+  };
+  const ParseCommand& pc = cmd.pc;
+  const std::vector<std::string>& layout = cmd.layout;
+  auto searched = [&](const ParseCommand& c) {
+    for (size_t i = 0; i < c.args.size(); ++i)
+      for (const char* flag : {"-I", "-iquote", "-idirafter", "-isystem"}) {
+        std::string_view a = c.args[i], f = flag;
+        if (a == f && i + 1 < c.args.size()) deps.searchFolders.push_back(c.args[i + 1]);
+        else if (a.size() > f.size() && a.substr(0, f.size()) == f && (f == "-I" || a[f.size()] == '='))
+          deps.searchFolders.push_back(std::string(a.substr(f.size() + (f == "-I" ? 0 : 1))));
+      }
+  };
+  searched(pc);
+  auto note = [&](const ParseResult& r) {
+    deps.anyErrors = deps.anyErrors || r.rawErrors > 0;
+    deps.filesRead.insert(deps.filesRead.end(), r.filesRead.begin(), r.filesRead.end());
+    if (r.preamble) deps.preambleDeps.insert(deps.preambleDeps.end(), r.preamble->deps.begin(), r.preamble->deps.end());
+  };
+
+  ParseResult& best = out.best;
+  best = parser.run(file, pc, layout);
+  note(best);
+  if (best.rawErrors && !pc.bundledCuda) {
+    // Host code that calls host-only overloads (e.g. max(float, float) from the toolkit's host
+    // math) does not compile device side: a host-side parse may do better.
+    ParseResult h = parser.run(file, hostVariant(pc), layout);
+    note(h);
+    if (h.rawErrors < best.rawErrors) {
+      log.push_back(file + ": the device-side parse had " + std::to_string(best.rawErrors) + " errors (" +
+                    best.errorTexts.front() + "); analysed with a host-side parse (" + std::to_string(h.rawErrors) +
+                    " errors; code under __CUDA_ARCH__ is not seen)");
+      keepDeviceCodeErrors(h, best);
+      best = std::move(h);
+    }
+  }
+  std::string& usedIncluder = out.usedIncluder;
+  auto triedIncluder = [&](const std::string& inc, const ParseResult& r) {
+    note(r);
+    for (auto& src : commandSources(inc, opts.frontend.compileCommandsDir)) deps.commandFiles.push_back(std::move(src));
+  };
+  if (best.errorsInTarget > 0) {
+    // A kernel file that only compiles inside the file that includes it: analyse it there.
+    std::vector<std::string> dbFiles;  // entries of the database (if any) are candidates too
+    if (std::string dir = findCompileCommandsDir(file, opts.frontend.compileCommandsDir); !dir.empty()) {
+      std::string err;
+      if (auto db = clang::tooling::CompilationDatabase::loadFromDirectory(dir, err)) dbFiles = db->getAllFiles();
+    }
+    for (const auto& inc : findIncluders(file, opts.otherInputs, dbFiles, 3, &deps.scan)) {
+      std::vector<std::string> incLayout;
+      ParseCommand ipc = commandFor(inc, incLayout);
+      searched(ipc);
+      ParseResult r = parser.run(inc, ipc, incLayout, file, file);
+      triedIncluder(inc, r);
+      if (r.rawErrors && !ipc.bundledCuda && r.errorsInTarget) {
+        ParseResult h = parser.run(inc, hostVariant(ipc), incLayout, file, file);
+        triedIncluder(inc, h);
+        if (h.errorsInTarget < r.errorsInTarget) {
+          keepDeviceCodeErrors(h, r);
+          r = std::move(h);
+        }
+      }
+      std::string shown = relativePath(inc, fs::current_path().string());
+      log.push_back(fmt::format("{}: tried through {}, which includes it: {} errors in the file", file, shown,
+                                r.errorsInTarget));
+      if (r.errorsInTarget < best.errorsInTarget) {
+        best = std::move(r);
+        usedIncluder = shown;
+      }
+      if (best.errorsInTarget == 0) break;
+    }
+    if (!usedIncluder.empty()) log.push_back(file + ": does not compile alone; analysed as included by " + usedIncluder);
+  } else if (best.assumedKernels > 0 && best.errorsInTarget == 0) {
+    // Kernels with no launch in this file: a file that includes it (main.cu's `#include
+    // "kernel.cu"`) may launch them, and its parse gives their block shapes.
+    for (const auto& inc : findIncluders(file, opts.otherInputs, {}, 3, &deps.scan)) {
+      std::vector<std::string> incLayout;
+      ParseCommand ipc = commandFor(inc, incLayout);
+      searched(ipc);
+      ParseResult r = parser.run(inc, ipc, incLayout, file, file);
+      triedIncluder(inc, r);
+      std::string shown = relativePath(inc, fs::current_path().string());
+      if (r.consumed && r.errorsInTarget == 0 && r.kernels >= best.kernels && r.assumedKernels < best.assumedKernels) {
+        log.push_back(fmt::format("{}: {} of its kernels have no launch here; analysed as included by {}, which "
+                                  "launches {}", file, best.assumedKernels, shown,
+                                  best.assumedKernels - r.assumedKernels));
+        best = std::move(r);
+        usedIncluder = shown;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace gpuopt::engine
