@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "rules/cost.h"
 #include "analyzer/rule/rule_context.h"
 #include "rules/rule_util.h"
 
@@ -146,6 +147,8 @@ void AtomicContentionRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
     Diagnostic d = rc.make(kInfo, rc.span(a.expr), msg);
     d.fixHint = fix;
+    addCallSiteNote(a, rc, d);
+    setFrequencyImpact(m, a.expr, a.callSite, d);
     rc.report(std::move(d));
   }
 }

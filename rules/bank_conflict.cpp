@@ -6,8 +6,10 @@
 #include <map>
 #include <set>
 
+#include "rules/cost.h"
 #include "analyzer/rule/rule_context.h"
 #include "rules/bank_layout.h"
+#include "rules/impact.h"
 #include "rules/rule_util.h"
 
 namespace gpuopt {
@@ -108,6 +110,7 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     msg += atContext(a.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
     Diagnostic d = rc.make(kInfo, rc.span(e), msg);
+    d.measuredTag = bankConflictImpact(c.ways);  // the factor measured for this n, not the 32-way one
     d.predicted = {{"ways", c.ways}, {"store", a.isWrite && !a.isRead ? 1 : 0}};
     // The fix: a layout of the array judged over all its accesses (rules/bank_layout.h).
     addLineInventory(m, a, a.isWrite && !a.isRead, rc, d.predicted);
@@ -121,6 +124,8 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
                                      : "make consecutive lanes access consecutive 4-byte words (sequential addressing), or "
                                        "use an odd stride / padding so that the lanes spread over all 32 banks";
     d.fixIts = layout.edits;
+    addCallSiteNote(a, rc, d);
+    setFrequencyImpact(m, a.expr, a.callSite, d);
     rc.report(std::move(d));
   }
 }

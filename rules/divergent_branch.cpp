@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "rules/cost.h"
 #include "analyzer/rule/rule_context.h"
 #include "rules/rule_util.h"
 
@@ -148,6 +149,7 @@ void DivergentBranchRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     }
     d.fixHint = "make the condition uniform per warp: assign work by warp (threadIdx.x / 32) or use sequential "
                 "addressing ('if (tid < s)') so whole warps take the same path";
+    setFrequencyImpact(m, st, nullptr, d);
     rc.report(std::move(d));
   }
 }

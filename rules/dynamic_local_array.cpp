@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analyzer/rule/rule_context.h"
+#include "rules/cost.h"
 #include "rules/rule_util.h"
 
 namespace gpuopt {
@@ -118,6 +119,8 @@ void DynamicLocalArrayRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     d.fixHint = "index it only with constants after unrolling (#pragma unroll over a fixed trip count, comparisons "
                 "instead of indexing), or keep the table in shared memory (one slice per thread or per warp), or "
                 "exchange values between lanes with warp shuffles";
+    addCallSiteNote(a, rc, d);
+    setFrequencyImpact(m, a.expr, a.callSite, d);
     rc.report(std::move(d));
   }
 }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analyzer/rule/rule_context.h"
+#include "rules/impact.h"
 #include "rules/rule_util.h"
 
 namespace gpuopt {
@@ -102,6 +103,7 @@ void GlobalMemoryRaceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
       d = rc.make(kInfo, rc.span(b.expr), msg);
       d.shapeKey = raceShapeKey(kind, r.possible, a, b);
+      addCallSiteNote(b, rc, d);
       d.notes.push_back({rc.span(a.expr), fmt::format("{} {} it here{}", m.threadName(r.t1), a.isWrite ? "writes" : "reads",
                                                       atContext(a.context))});
     } else {
@@ -139,10 +141,17 @@ void GlobalMemoryRaceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
       d = rc.make(kInfo, rc.span(later.expr), msg);
       d.shapeKey = raceShapeKey(x.blockIndependent ? "blocks-all" : "blocks", x.possible, w, o);
+      addCallSiteNote(later, rc, d);
       if (&other != &later || x.blockIndependent)
         d.notes.push_back({rc.span(other.expr), fmt::format("the other access{}", atContext(other.context))});
     }
     if (possible) d.severity = Severity::Warning;
+    // The demo's measurement only where the pattern is the demo's: a neighbour's element (its
+    // barrier fix fails across blocks only, so its failure is quoted only there).
+    RaceShape shape = RaceShape::Other;
+    if (f.across && !f.across->blockIndependent) shape = RaceShape::NeighbourAcrossBlocks;
+    else if (f.in && !f.across && (f.in->t1 == f.in->t2 + 1 || f.in->t2 == f.in->t1 + 1)) shape = RaceShape::NeighbourInBlock;
+    d.measuredTag = globalRaceImpact(shape);
     d.fixHint = fix;
     rc.report(std::move(d));
   }

@@ -53,6 +53,40 @@ std::string calleeName(const CallExpr* c) {
   return {};
 }
 
+namespace {
+std::string kernelNamedBy(const Expr* target) {
+  for (int depth = 0; target && depth < 4; ++depth) {
+    const Expr* e = target->IgnoreParenCasts();
+    if (auto* u = dyn_cast<UnaryOperator>(e); u && (u->getOpcode() == UO_AddrOf || u->getOpcode() == UO_Deref))
+      e = u->getSubExpr()->IgnoreParenCasts();
+    auto* ref = dyn_cast<DeclRefExpr>(e);
+    if (!ref) return {};
+    if (auto* fd = dyn_cast<FunctionDecl>(ref->getDecl())) return fd->getNameAsString();
+    if (auto* pv = dyn_cast<ParmVarDecl>(ref->getDecl())) {
+      QualType t = pv->getType().getNonReferenceType();
+      if (!t->isFunctionPointerType() && !t->isVoidPointerType() && !t->isFunctionType()) return {};
+      return fmt::format("the kernel '{}' points to", pv->getName().str());
+    }
+    auto* vd = dyn_cast<VarDecl>(ref->getDecl());
+    if (!vd || !vd->getInit()) return {};
+    target = vd->getInit();
+  }
+  return {};
+}
+}  // namespace
+
+std::string launchedKernelName(const CallExpr* launch) {
+  if (!launch) return {};
+  if (auto* k = dyn_cast<CUDAKernelCallExpr>(launch)) {
+    if (auto* fd = k->getDirectCallee(); fd && fd->getDeclName().isIdentifier()) return fd->getNameAsString();
+    return kernelNamedBy(k->getCallee());
+  }
+  // cudaLaunchKernel((void*)k, ...) and its siblings (cudaLaunchKernelEx(&config, k, ...): the second).
+  for (unsigned i = 0; i < launch->getNumArgs() && i < 2; ++i)
+    if (std::string n = kernelNamedBy(launch->getArg(i)); !n.empty()) return n;
+  return {};
+}
+
 const FunctionDecl* enclosingFunction(ASTContext& ctx, const Stmt* s) {
   DynTypedNodeList parents = ctx.getParents(*s);
   while (!parents.empty()) {

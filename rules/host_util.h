@@ -21,6 +21,11 @@ const clang::Expr* strip(const clang::Expr* e);
 // Parens and casts only.
 const clang::Expr* bare(const clang::Expr* e);
 std::string calleeName(const clang::CallExpr* c);
+// The kernel a launch calls: `k<<<...>>>`, a launch through a function pointer (`(*fp)<<<...>>>`,
+// `cudaLaunchKernel((void*)k, ...)`, a pointer variable initialised with a kernel), named by the
+// kernel; a pointer passed in as a parameter is named as such ("the kernel 'fn' points to").
+// Empty: not found.
+std::string launchedKernelName(const clang::CallExpr* launch);
 const clang::FunctionDecl* enclosingFunction(clang::ASTContext& ctx, const clang::Stmt* s);
 bool isLoop(const clang::Stmt* s);
 const clang::Stmt* loopBody(const clang::Stmt* loop);

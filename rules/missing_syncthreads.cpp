@@ -43,6 +43,7 @@ void MissingSyncthreadsRule::checkKernel(const KernelModel& m, RuleContext& rc) 
     Diagnostic d = rc.make(kInfo, rc.span(b.expr), msg);
     d.shapeKey = raceShapeKey(kind, r.possible, a, b);
     if (r.possible) d.severity = Severity::Warning;  // a definite race is an error
+    addCallSiteNote(b, rc, d);
     if (r.standIn) {
       if (&a != &b && a.expr != b.expr) d.notes.push_back({rc.span(a.expr), fmt::format("the other access{}", atContext(a.context))});
       d.fixHint = "check whether the index can pick another thread's element for the values it takes at run time; if it "

@@ -7,8 +7,11 @@
 
 #include <fmt/format.h>
 
+#include "rules/cost.h"
 #include "analyzer/rule/rule_context.h"
 #include "rules/host_util.h"
+#include "rules/impact.h"
+#include "rules/unbatched_memcpy.h"
 
 namespace gpuopt {
 namespace {
@@ -336,12 +339,20 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
                             "through a pinned bounce buffer at reduced bandwidth{}",
                             cc.fn, t.name, t.how, cc.async ? ", and cudaMemcpyAsync becomes synchronous" : "");
         Diagnostic d = rc.make(kInfo, rc.span(where), msg);
+        // Batching helps many small copies only: one whose size is known and below the small-copy
+        // threshold, repeated by a loop; a large copy gains from pinning alone.
+        std::optional<int64_t> bytes;
+        if (cc.fn == "cudaMemcpy" || cc.fn == "cudaMemcpyAsync") bytes = host::constInt(ctx, call->getArg(2));
+        bool smallRepeated = inLoop && bytes && *bytes < UnbatchedMemcpyRule::kSmallBytes;
+        d.measuredTag = pageableImpact(smallRepeated, bytes.has_value());
+        // Setup and verification copies (once, or in a loop without device work) cost little.
+        const Stmt* around = viaHelper ? enclosingLoop(ctx, helperCall) : loop;
+        setHostImpact(around && loopHasDeviceWork(ctx, around), d);
         if (viaHelper) d.notes.push_back({rc.span(call), fmt::format("the copy is made here, by '{}'", cc.fn)});
         if (loop && !viaHelper) d.notes.push_back({rc.span(SourceRange(loop->getBeginLoc(), loop->getBeginLoc())), "inside this loop"});
         if (t.allocRange.isValid()) d.notes.push_back({rc.span(t.allocRange), fmt::format("'{}' is pageable: allocated with {}", t.name, t.how)});
-        d.fixHint = fmt::format("allocate '{}' with cudaMallocHost/cudaHostAlloc (or cudaHostRegister the existing buffer), "
-                                "and batch many small copies into one large copy",
-                                t.name);
+        d.fixHint = fmt::format("allocate '{}' with cudaMallocHost/cudaHostAlloc (or cudaHostRegister the existing buffer){}",
+                                t.name, smallRepeated ? ", and batch the small copies into one large copy" : "");
         rc.report(std::move(d));
       };
       if (tr.origin == Origin::Pageable && (loop || cc.async)) {

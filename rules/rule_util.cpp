@@ -29,6 +29,16 @@ std::string accessKind(const Access& a) {
   return a.isWrite ? "store" : "load";
 }
 
+void addCallSiteNote(const Access& a, const RuleContext& rc, Diagnostic& d) {
+  if (!a.callSite || !a.function) return;
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  a.function->getNameForDiagnostic(os, clang::PrintingPolicy(rc.ast().getLangOpts()), /*Qualified=*/false);
+  os.flush();
+  d.notes.push_back({rc.span(a.callSite), fmt::format("'{}' is called here{}", name,
+                                                      d.function.empty() ? std::string() : " from '" + d.function + "'")});
+}
+
 double recordCoverage(const KernelModel& m, const Access& a, int64_t* strideOut, bool acrossIterations) {
   llvm::SmallVector<unsigned, 32> lanes;
   for (unsigned w = 0; w < m.warps() && lanes.size() < 2; ++w) lanes = warpLanes(a.mask, w);

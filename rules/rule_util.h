@@ -9,6 +9,7 @@
 #include <map>
 
 #include "analyzer/model/kernel_model.h"
+#include "analyzer/report/diagnostic.h"
 
 namespace gpuopt {
 
@@ -35,6 +36,9 @@ std::string atContext(const std::string& ctx);
 llvm::SmallVector<unsigned, 32> warpLanes(const Mask& mask, unsigned w);
 // The kind of access for messages: "load", "store", "load/store".
 std::string accessKind(const Access& a);
+// A finding inside a helper the kernel calls: a note at the kernel's call that reached it, naming
+// the helper with its template arguments ("'load<float, 4>' is called here from 'k'").
+void addCallSiteNote(const Access& a, const RuleContext& rc, Diagnostic& d);
 
 // For an access strided by S bytes between adjacent threads (S > its size, up to 256): the
 // fraction of each S-byte record that it and its siblings cover. Siblings are accesses to the same

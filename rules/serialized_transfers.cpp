@@ -4,6 +4,7 @@
 #include <clang/ASTMatchers/ASTMatchers.h>
 #include <fmt/format.h>
 
+#include "rules/cost.h"
 #include "analyzer/rule/rule_context.h"
 #include "rules/host_util.h"
 #include "rules/unbatched_memcpy.h"
@@ -15,7 +16,7 @@ using namespace clang;
 using namespace clang::ast_matchers;
 using namespace gpuopt::host;
 
-std::string functionName(const FunctionDecl* fd) { return fd ? fd->getNameAsString() : std::string("the kernel"); }
+std::string functionName(const FunctionDecl* fd) { return fd ? fd->getNameAsString() : std::string("the kernel it calls"); }
 
 }  // namespace
 
@@ -84,11 +85,14 @@ void SerializedTransfersRule::checkTranslationUnit(ASTContext& ctx, RuleContext&
     else
       continue;
     std::optional<int64_t> trips = tripCount(ctx, loop);
-    std::string kernel = launch->name.empty() ? functionName(launch->call->getDirectCallee()) : launch->name;
+    // The kernel itself, also for a launch through a function pointer or cudaLaunchKernel.
+    std::string kernel = launchedKernelName(launch->call);
+    if (kernel.empty()) kernel = launch->name.empty() ? functionName(launch->call->getDirectCallee()) : launch->name;
+    bool named = kernel.rfind("the kernel", 0) != 0;
     std::string msg = fmt::format(
-        "loop copies to the device, launches '{}' and copies back {}{}: each step waits for the one before, so the "
+        "loop copies to the device, launches {} and copies back {}{}: each step waits for the one before, so the "
         "transfers never overlap the kernel and the copy engines idle while it runs",
-        kernel, how, trips ? fmt::format(" ({} iterations)", *trips) : std::string());
+        named ? "'" + kernel + "'" : kernel, how, trips ? fmt::format(" ({} iterations)", *trips) : std::string());
     Diagnostic d = rc.make(kInfo, rc.span(SourceRange(loop->getBeginLoc(), loop->getBeginLoc())), msg);
     auto where = [&](const HostEvent* e) -> const Stmt* { return e->via.empty() ? e->call : e->via.front(); };
     auto note = [&](const HostEvent* e, std::string text) {
@@ -98,9 +102,10 @@ void SerializedTransfersRule::checkTranslationUnit(ASTContext& ctx, RuleContext&
       if (!e->via.empty()) d.notes.push_back({rc.span(where(e)), "reached through this call"});
     };
     note(in, fmt::format("copies to the device here ({})", in->copy.fn));
-    note(launch, fmt::format("launches '{}' here", kernel));
+    note(launch, fmt::format("launches {} here", named ? "'" + kernel + "'" : kernel));
     note(out, fmt::format("copies back here ({})", out->copy.fn));
     if (sync && !blocking && !allDefault) note(sync, fmt::format("waits here ({})", sync->name));
+    setHostImpact(true, d);  // the loop launches a kernel every iteration
     d.fixHint = "split the data into chunks and give each chunk its own non-default stream (cudaStreamCreate; stream[k "
                 "% 4]): cudaMemcpyAsync in, kernel, cudaMemcpyAsync out, from pinned memory (cudaMallocHost), and "
                 "synchronise once after the loop, so one chunk's copies overlap another's kernel (lecture 000, 2.4)";

@@ -5,6 +5,7 @@
 #include <clang/ASTMatchers/ASTMatchers.h>
 #include <fmt/format.h>
 
+#include "rules/cost.h"
 #include "analyzer/rule/rule_context.h"
 #include "rules/host_util.h"
 
@@ -220,6 +221,11 @@ void UnbatchedMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc)
       if (isSmall)
         msg += fmt::format("; a copy below {} costs mostly its fixed latency, not its bytes", bytesText(small));
       Diagnostic d = rc.make(kInfo, rc.span(anchor), msg);
+      setHostImpact(loopHasDeviceWork(ctx, site.loop), d);
+      if (d.impact < 1) {  // a setup loop of many copies still pays every copy's latency once: not demoted
+        d.impact = 0.5;
+        d.impactText = "a loop without device work (setup): runs once";
+      }
       if (!site.via.empty()) d.notes.push_back({rc.span(call), fmt::format("the copy is made here, by '{}'", c.fn)});
       d.notes.push_back({rc.span(SourceRange(site.loop->getBeginLoc(), site.loop->getBeginLoc())),
                          trips ? fmt::format("inside this loop ({} iterations)", *trips) : "inside this loop"});

@@ -7,7 +7,9 @@
 #include <map>
 #include <set>
 
+#include "rules/cost.h"
 #include "analyzer/rule/rule_context.h"
+#include "rules/impact.h"
 #include "rules/rule_util.h"
 
 namespace gpuopt {
@@ -27,12 +29,18 @@ struct Cost {
 void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   const double maxEfficiency = rc.option(kInfo, "max-efficiency", 0.5);  // flag at or below
   const unsigned minLanes = static_cast<unsigned>(rc.option(kInfo, "min-lanes", 4));
-  std::map<std::pair<const clang::Expr*, bool>, Cost> worst;
-  std::vector<std::pair<const clang::Expr*, bool>> order;
+  dumpCostIfAsked(m, rc);  // bench/impact_rank.py's per-line estimates (GPUOPT_COST_DUMP)
+  // One finding per source expression: the load and the store of `a[i] += v` are one place.
+  std::map<const clang::Expr*, Cost> worst;
+  std::vector<const clang::Expr*> order;
+  std::map<const clang::Expr*, std::pair<bool, bool>> readWrite;  // the expression's accesses: loaded, stored
   for (const auto& a : m.accesses()) {
     if (a.space != MemSpace::Global || a.isAtomic || a.elemSize == 0) continue;
     if (!rc.inLintedFile(a.expr->getBeginLoc())) continue;
     if (!a.known && !a.data) continue;
+    auto& rw = readWrite[a.expr];
+    rw.first = rw.first || a.isRead;
+    rw.second = rw.second || a.isWrite;
     if (recordCoverage(m, a, nullptr, /*acrossIterations=*/true) * 2 > 1.0) continue;  // more than half of each record is used
     for (unsigned w = 0; w < m.warps(); ++w) {
       auto lanes = warpLanes(a.mask, w);
@@ -94,7 +102,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       }
       c.ratio = c.sectors ? static_cast<double>(c.ideal) / c.sectors : 1.0;
       c.judged = c.random ? c.ratio : std::min(1.0, static_cast<double>(std::max(c.ideal, fullWarpIdeal)) / c.sectors);
-      auto key = std::make_pair(a.expr, a.isWrite && !a.isRead);
+      const clang::Expr* key = a.expr;
       auto it = worst.find(key);
       if (it == worst.end()) {
         order.push_back(key);
@@ -110,13 +118,16 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     // sectors, is as efficient as a contiguous access.
     if (c.judged > maxEfficiency + 1e-9) continue;
     const Access& a = *c.a;
+    auto [loaded, stored] = readWrite[key];
+    std::string kind = loaded && stored ? "load/store" : stored ? "store" : "load";
+    bool storeOnly = stored && !loaded;
     std::string what = rc.text(a.expr);
     std::string msg;
     std::string fix;
     if (c.random) {
       msg = fmt::format("data-dependent (random) global {} '{}': the index comes from memory, so lanes of a warp "
                         "touch unrelated addresses, up to {} sectors for {} useful ({:.1f}% efficiency)",
-                        accessKind(a), what, c.sectors, c.ideal, 100.0 * c.ratio);
+                        kind, what, c.sectors, c.ideal, 100.0 * c.ratio);
       fix = "make neighbouring threads read neighbouring elements (sort or bucket the indices), or gather through "
             "shared memory; read-only gathers can go through __ldg";
       // A table that fits in L1 (64 KiB measured flat on the H100): no DRAM traffic, but replays.
@@ -145,7 +156,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       else if (constStride) pattern = fmt::format("adjacent threads are {} bytes apart for {}-byte accesses", stride, a.elemSize);
       else pattern = "the lanes' addresses are scattered";
       msg = fmt::format("uncoalesced global {} '{}': a warp touches {} sectors for {} useful ({:.1f}% efficiency); {}",
-                        accessKind(a), what, c.sectors, c.ideal, 100.0 * c.ratio, pattern);
+                        kind, what, c.sectors, c.ideal, 100.0 * c.ratio, pattern);
       bool member = llvm::isa<clang::MemberExpr>(a.expr->IgnoreParenImpCasts());
       if (member && constStride && stride > static_cast<int64_t>(a.elemSize))
         fix = "use a structure of arrays (one array per field), or load whole elements with a vector type";
@@ -157,10 +168,13 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     msg += atContext(a.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
     Diagnostic d = rc.make(kInfo, rc.span(a.expr), msg);
-    d.predicted = {{"sectors", c.sectors}, {"usefulSectors", c.ideal}, {"store", a.isWrite && !a.isRead ? 1 : 0},
+    d.measuredTag = uncoalescedImpact(c.random, c.sectors, c.ideal, c.tableBytes);
+    d.predicted = {{"sectors", c.sectors}, {"usefulSectors", c.ideal}, {"store", storeOnly ? 1 : 0},
                    {"random", c.random ? 1 : 0}};
-    addLineInventory(m, a, a.isWrite && !a.isRead, rc, d.predicted);
+    addLineInventory(m, a, storeOnly, rc, d.predicted);
     d.fixHint = fix;
+    addCallSiteNote(a, rc, d);
+    setTrafficImpact(m, a, d);
     rc.report(std::move(d));
   }
 }

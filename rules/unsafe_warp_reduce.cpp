@@ -20,6 +20,7 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     bool syncwarp = false;
     bool global = false;
     bool allPossible = true;  // every race of the region is under a data guard: a warning
+    bool anyRead = false;     // some race reads what another lane writes (else write-write only)
   };
   std::map<std::pair<const clang::FunctionDecl*, unsigned>, Group> groups;
   std::vector<std::pair<const clang::FunctionDecl*, unsigned>> order;
@@ -51,6 +52,7 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
         (g.first->possible == r.possible && r.second->seq < g.first->second->seq))
       g.first = &r;
     ++g.races;
+    g.anyRead = g.anyRead || r.first->isRead || r.second->isRead;
     g.allVolatile = g.allVolatile && r.first->isVolatile && r.second->isVolatile;
     g.anyVolatile = g.anyVolatile || r.first->isVolatile || r.second->isVolatile;
     unsigned w = r.t2 / 32;
@@ -72,6 +74,11 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       msg = fmt::format("unsafe warp-synchronous exchange through global '{}': lanes of one warp read or overwrite "
                         "each other's values with no __syncwarp() between, relying on the warp running in lockstep, "
                         "which is not guaranteed since Volta's independent thread scheduling ({})",
+                        buffer, pair);
+    else if (!g.anyRead)  // lanes only overwrite each other: no reduction reads a result
+      msg = fmt::format("unsafe warp-synchronous writes to shared '{}': lanes of one warp write the same words with no "
+                        "__syncwarp() between, so which value stays depends on the order the lanes run in, which is not "
+                        "fixed since Volta's independent thread scheduling ({})",
                         buffer, pair);
     else if (!g.allVolatile && g.anyVolatile)
       msg = fmt::format("unsafe warp-synchronous reduction on shared '{}': some of the racing accesses are volatile "
@@ -98,7 +105,13 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (g.allPossible) d.severity = Severity::Warning;  // as missing-syncthreads' possible races
     d.notes.push_back({rc.span(a.expr), fmt::format("lane {} {} {} here", r.t1 % 32, a.isWrite ? "writes" : "reads",
                                                     elementName(a, r.firstByteAddr))});
-    d.fixHint = g.global ? "put __syncwarp() between the lanes' writes and the reads that depend on them (or pass the "
+    addCallSiteNote(b, rc, d);
+    if (!g.global && !g.anyRead) {  // the demo is a reduction's reads: not this pattern's figure
+      d.measuredTag = "not measured for lanes that only overwrite each other; the demo, a reduction's plain-pointer "
+                      "tail, gave wrong sums in 20 of 20 runs on H100; see --demo unsafe-warp-reduce";
+      d.fixHint = "let one lane write each word (or write the lanes' values to distinct words), or __syncwarp() between "
+                  "the writes so their order is fixed";
+    } else d.fixHint = g.global ? "put __syncwarp() between the lanes' writes and the reads that depend on them (or pass the "
                            "values with __shfl_sync)"
                          : "reduce the last warp with __shfl_down_sync (no shared memory), or read into a register, "
                            "__syncwarp(), write, __syncwarp() at every step";

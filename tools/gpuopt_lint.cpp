@@ -397,13 +397,14 @@ int main(int argc, char** argv) {
   // only new findings (--diff, --baseline).
   std::vector<size_t> hiddenByDiff(results.size()), hiddenByBaseline(results.size());  // per input
   auto reportable = [&] {
-    std::set<std::tuple<std::string, std::string, unsigned, unsigned, std::string>> seen;
+    mergeAcrossInputs(results);  // one finding per place in the run (analyzer/report/grouping.h)
+    // One finding per statement line (not with --no-group, nor for `profile`, which judges each
+    // access against its own instructions).
+    if (!o.noGroup && !profiling)
+      for (auto& r : results) foldSameLine(r.diags);
     for (auto& r : results)
-      std::erase_if(r.diags, [&](const Diagnostic& d) {
-        std::error_code e2;
-        std::string f = std::filesystem::weakly_canonical(std::filesystem::absolute(d.span.begin.file, e2), e2).string();
-        return !seen.insert({d.ruleId, f, d.span.begin.line, d.span.begin.col, d.message}).second;
-      });
+      for (auto& d : r.diags) capMessage(d);
+    if (o.minImpact >= 0) dropBelowImpact(results, o.minImpact);
     if (!o.writeBaseline.empty()) return;  // it records every finding
     for (size_t i : todo) {
       std::vector<FileResult> one(1);
@@ -517,11 +518,18 @@ int main(int argc, char** argv) {
   if (o.statistics) {
     writeStatistics(std::cout, results, o.format == OutputFormat::Json);
   } else if (!(o.fix && o.dryRun)) {
+    // --sort impact: text and annotations as one list across files, JSON and SARIF per file.
+    std::vector<FileResult> sorted;
+    if (o.sortImpact) {
+      sorted = results;
+      sortByImpact(sorted, o.format == OutputFormat::Text || o.format == OutputFormat::Github);
+    }
+    const auto& shown = o.sortImpact ? sorted : results;
     switch (o.format) {
-      case OutputFormat::Text: writeText(std::cout, results, oc, sources); break;
-      case OutputFormat::Json: writeJson(std::cout, results, oc); break;
-      case OutputFormat::Sarif: writeSarif(std::cout, results, oc); break;
-      case OutputFormat::Github: writeGithub(std::cout, results, oc); break;
+      case OutputFormat::Text: writeText(std::cout, shown, oc, sources); break;
+      case OutputFormat::Json: writeJson(std::cout, shown, oc); break;
+      case OutputFormat::Sarif: writeSarif(std::cout, shown, oc); break;
+      case OutputFormat::Github: writeGithub(std::cout, shown, oc); break;
     }
   }
   if (o.showFixes && o.format == OutputFormat::Text) {

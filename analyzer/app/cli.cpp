@@ -1,6 +1,7 @@
 #include "analyzer/app/cli.h"
 #include "analyzer/app/shard.h"
 
+#include <cstdlib>
 #include <regex>
 #include <thread>
 
@@ -80,11 +81,20 @@ Output:
   --color WHEN            auto (default), always, never
   -q, --quiet             no summary line and no progress
   --statistics            print the number of findings per rule instead of the findings
+  --sort impact|place     impact: the findings with the highest static cost first, across files
+                          (text: one list; json/sarif: per file, files by their top finding);
+                          place (default): by file and line
+  --min-impact X          leave out findings whose static cost is below X (0 to 1: the place's share
+                          of its kernel's estimated global traffic, or how often it runs relative to
+                          the kernel's hottest access; host code: 1 repeated with device work, 0.02
+                          setup or verification). Below a rule's min-impact option (default 0.05) a
+                          finding is a note
   --exit-zero             exit 0 even when there are findings (2 still means an input error)
   --show-fixes            list the mechanical fixes (with --fix: the ones applied)
   --export-fixes FILE     write findings and fixes as clang-tidy YAML for clang-apply-replacements
   --no-group              list every place of a repeated pattern (default: one finding per pattern
-                          and kernel, saying "and N more like it", the others as related places)
+                          and kernel, saying "and N more like it", the others as related places;
+                          and one finding per rule and statement line, the others as notes)
   --fix                   apply mechanical fixes (e.g. pad a bank-conflicting shared array), then lint
                           the fixed files again and report what remains
   --dry-run               with --fix: print the fixes as a patch (git apply, patch -p1) instead
@@ -225,6 +235,21 @@ bool parseCommandLine(const std::vector<std::string>& args, CliOptions& o, std::
       o.headerFilter = v;
     } else if (a == "--export-fixes") { if (!need(o.exportFixes)) return false; }
     else if (a == "--statistics") { if (!flag()) return false; o.statistics = true; }
+    else if (a == "--sort") {
+      std::string v;
+      if (!need(v)) return false;
+      if (v != "impact" && v != "place") { error = "--sort expects impact or place, got '" + v + "'"; return false; }
+      o.sortImpact = v == "impact";
+    } else if (a == "--min-impact") {
+      std::string v;
+      if (!need(v)) return false;
+      char* end = nullptr;
+      o.minImpact = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end || o.minImpact < 0 || o.minImpact > 1) {
+        error = "--min-impact expects a number from 0 to 1, got '" + v + "'";
+        return false;
+      }
+    }
     else if (a == "--exit-zero") { if (!flag()) return false; o.exitZero = true; }
     else if (a == "--shard") {
       if (!need(o.shard)) return false;

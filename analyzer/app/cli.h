@@ -38,6 +38,8 @@ struct CliOptions {
   std::string exportFixes;                 // --export-fixes FILE: clang-apply-replacements YAML
   std::optional<std::string> headerFilter; // --header-filter REGEX (see AnalysisOptions)
   bool statistics = false;                 // --statistics: count per rule instead of the findings
+  bool sortImpact = false;                 // --sort impact: highest static cost first, across files
+  double minImpact = -1;                   // --min-impact X: findings below X are not reported
   bool exitZero = false;                   // --exit-zero: findings do not fail the run
   std::string shard;                       // --shard I/N (analyzer/app/shard.h), checked when parsed
   bool showFixes = false;                  // --show-fixes: list the mechanical fixes

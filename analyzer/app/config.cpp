@@ -157,6 +157,11 @@ bool loadConfigChain(const std::string& path, ResolvedOptions& out, std::string&
           if (!r.second.IsMap()) throw YAML::RepresentationException(r.second.Mark(), "options of '" + id + "' must be a mapping");
           for (const auto& o : r.second) {
             std::string name = o.first.as<std::string>();
+            // Every rule takes `min-impact` (rules/cost.h: below it a finding is a note).
+            if (name == "min-impact") {
+              out.analysis.model.ruleOptions[id + "." + name] = o.second.as<double>();
+              continue;
+            }
             // A misspelled option would silently keep the default: an error, as an unknown key is.
             if (info->options.empty())
               throw YAML::RepresentationException(o.first.Mark(), "rule '" + id + "' has no options (see gpuopt-lint --explain " + id + ")");

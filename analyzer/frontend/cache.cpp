@@ -295,6 +295,10 @@ json diagJson(const Diagnostic& d) {
   j["related"] = json::array();
   for (const auto& r : d.related) j["related"].push_back(spanJson(r));
   j["fingerprint"] = d.fingerprint;
+  if (!d.measuredTag.empty()) j["measuredTag"] = d.measuredTag;
+  if (!d.instantiations.empty()) j["instantiations"] = d.instantiations;
+  j["impact"] = d.impact;
+  if (!d.impactText.empty()) j["impactText"] = d.impactText;
   return j;
 }
 
@@ -313,6 +317,10 @@ Diagnostic diagFrom(const json& j) {
   d.function = j.at("function").get<std::string>();
   for (const auto& r : j.at("related")) d.related.push_back(spanFrom(r));
   d.fingerprint = j.at("fingerprint").get<std::string>();
+  d.measuredTag = j.value("measuredTag", std::string());
+  d.instantiations = j.value("instantiations", std::vector<std::string>());
+  d.impact = j.value("impact", -1.0);
+  d.impactText = j.value("impactText", std::string());
   return d;
 }
 

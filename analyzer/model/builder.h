@@ -74,6 +74,7 @@ class Builder : public LaneDomain {
 
   struct Frame {
     const clang::FunctionDecl* fn = nullptr;
+    const clang::Expr* call = nullptr;  // the call that inlined it (none for the kernel)
     std::map<const clang::VarDecl*, Value> vars;
     Mask returned;
     // Threads that returned on a path of a condition the model could not decide: they go on (the
@@ -128,6 +129,7 @@ class Builder : public LaneDomain {
   Value decay(const LVal& lv);
   Value arith(clang::BinaryOperatorKind op, const Value& a, const Value& b, clang::QualType type, const clang::Expr* lhsE, const clang::Expr* rhsE);
   std::string text(const clang::Expr* e) const;
+  std::string strideText(const clang::Expr* e) const;  // operators.cpp
   Value evalBinary(const clang::BinaryOperator* bo);
   Value evalAssign(const clang::BinaryOperator* bo);
   Value evalUnary(const clang::UnaryOperator* uo);

@@ -371,6 +371,7 @@ Value Builder::inlineCall(const clang::FunctionDecl* def, const clang::Expr* cal
   }
   Frame fr;
   fr.fn = def;
+  fr.call = call;
   fr.returned.assign(N_, 0);
   fr.ret = unknown();
   if (thisPtr) {

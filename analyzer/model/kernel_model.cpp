@@ -252,6 +252,21 @@ const std::vector<CrossBlockRace>& KernelModel::crossBlockRaces() const {
 std::string elementName(const Access& a, int64_t byteAddr) {
   std::string name = a.baseName.empty() ? "memory" : a.baseName;
   const auto* vd = llvm::dyn_cast_or_null<clang::VarDecl>(a.base);
+  if (vd && vd->getType()->isArrayType()) {
+    auto& ctx = vd->getASTContext();
+    // An array the code reads through another type (`extern __shared__ char buf[]` cast to
+    // float*): the element in the units of the type the code uses, `((float*)buf)[5]`, not buf's.
+    clang::QualType inner = vd->getType();
+    while (const auto* at = ctx.getAsArrayType(inner)) inner = at->getElementType();
+    int64_t innerSize = inner->isIncompleteType() ? 0 : ctx.getTypeSizeInChars(inner).getQuantity();
+    bool member = a.expr && llvm::isa<clang::MemberExpr>(a.expr->IgnoreParenImpCasts());  // a field: not a cast
+    if (a.expr && !member && inner->isScalarType() && a.elemSize && innerSize > 0 &&
+        static_cast<int64_t>(a.elemSize) != innerSize) {
+      clang::QualType used = a.expr->getType().getUnqualifiedType();
+      if (used->isArrayType()) used = ctx.getBaseElementType(used);
+      return fmt::format("(({}*){})[{}]", used.getAsString(ctx.getPrintingPolicy()), name, byteAddr / a.elemSize);
+    }
+  }
   if (vd && vd->getType()->isConstantArrayType()) {
     auto& ctx = vd->getASTContext();
     clang::QualType t = vd->getType();

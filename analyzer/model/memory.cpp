@@ -264,6 +264,7 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   a.seq = seq_++;
   a.context = context();
   a.function = frames_.back().fn;
+  if (frames_.size() > 1) a.callSite = frames_[1].call;  // the kernel's own call that reached a helper
   a.guards = guards_;
   for (const Residual& r : residual_) a.guards.push_back(r.line);
   a.selectGuards = selectGuards_;

@@ -118,8 +118,8 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
   if (op == BO::BO_Mul) {
     // A thread-varying term scaled by a uniform symbol: remember the symbol's text.
     if (a.known && b.known) {
-      if (varying(a) && b.symbolic && !varying(b)) r.strideSym = text(rhsE);
-      else if (varying(b) && a.symbolic && !varying(a)) r.strideSym = text(lhsE);
+      if (varying(a) && b.symbolic && !varying(b)) r.strideSym = strideText(rhsE);
+      else if (varying(b) && a.symbolic && !varying(a)) r.strideSym = strideText(lhsE);
     }
   }
   if (!r.known) {
@@ -150,6 +150,20 @@ std::string Builder::text(const clang::Expr* e) const {
   auto& sm = ctx_.getSourceManager();
   auto range = clang::CharSourceRange::getTokenRange(sm.getExpansionRange(e->getSourceRange()).getAsRange());
   std::string s = clang::Lexer::getSourceText(range, sm, ctx_.getLangOpts()).str();
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+
+// A stride as the source's own variables: the text as written, or for an operand that comes
+// out of a macro (`IDX(col, row, m)`), the expression the macro made ("m", "(n + 1)"), never the
+// macro call's text.
+std::string Builder::strideText(const clang::Expr* e) const {
+  if (!e) return {};
+  if (!e->getBeginLoc().isMacroID() && !e->getEndLoc().isMacroID()) return text(e);
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  e->IgnoreParenImpCasts()->printPretty(os, nullptr, clang::PrintingPolicy(ctx_.getLangOpts()));
+  os.flush();
   if (s.size() > 40) s = s.substr(0, 37) + "...";
   return s;
 }

@@ -33,6 +33,7 @@ struct Access {
   unsigned seq = 0;                  // program order
   std::string context;               // loop iteration, e.g. "s = 16"
   const clang::FunctionDecl* function = nullptr;  // function the access is written in
+  const clang::Expr* callSite = nullptr;  // in a helper: the call in the kernel's own body that reached it
   // Lines of the conditions around it that the model could not decide (data-dependent): the
   // access is recorded for every thread, but some may not perform it.
   std::vector<unsigned> guards;

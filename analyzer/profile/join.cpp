@@ -173,6 +173,21 @@ void joinProfile(const Profile& p, std::vector<FileResult>& results, const JoinO
       m.values.push_back({"kernelStallSamples", top->kernel->samples});
       m.values.push_back({"instructionsExecuted", executedOf(refs)});
       std::string where = fmt::format("this line: {} of {}'s stall samples", pct(m.stallShare), m.kernel);
+      // The static cost beside what was measured (issue 28): the line's share of the kernel's
+      // global sectors, and the finding's estimate.
+      double lineSectors = 0, kernelSectors = 0;
+      for (const auto& l : top->kernel->lines)
+        for (const auto& in : l.instructions)
+          if (in.sectors > 0) (&l == top->line ? lineSectors : kernelSectors) += in.sectors;
+      kernelSectors += lineSectors;
+      if (lineSectors > 0) {
+        m.values.push_back({"measuredSectorShare", lineSectors / kernelSectors});
+        where += fmt::format(", {} of its global sectors", pct(lineSectors / kernelSectors));
+      }
+      if (d.impact >= 0) {
+        m.values.push_back({"predictedImpact", d.impact});
+        if (!d.impactText.empty()) where += fmt::format(" (static estimate: {})", d.impactText);
+      }
       auto pr = [&](const char* key, double def = -1) {
         auto it = d.predicted.find(key);
         return it == d.predicted.end() ? def : it->second;

@@ -87,6 +87,23 @@ struct Diagnostic {
   // rules set the kind of race and the two expressions (the threads named differ by shape). Not
   // written to any output.
   std::string shapeKey;
+  // The template instantiations the finding was made for when not every one of its template's
+  // (the message names the first few: instantiationSuffix), in full for JSON and SARIF.
+  std::vector<std::string> instantiations;
+  // The inputs (translation units) a finding in a shared header was reached from, when more than
+  // one (mergeAcrossInputs): the message names the first few, JSON and SARIF list them all.
+  std::vector<std::string> units;
+  // The penalty the pattern showed when measured (rules/impact.cpp), for the cause found: said
+  // once per run in text, per finding in JSON ("measuredImpact") and SARIF properties, and in the
+  // rule's SARIF help. Empty: nothing measured.
+  std::string measuredTag;
+  // Static cost (rules/cost.h): 0..1, the place's share of its kernel's estimated global traffic
+  // or its frequency relative to the kernel's hottest access (host code: 1 in a loop with device
+  // work, low for setup and verification); -1 not estimated. `impactText`: the short text tag.
+  double impact = -1;
+  std::string impactText;
+  // The message in full when `message` was cut to kMaxMessageBytes (capMessages): JSON and SARIF.
+  std::string fullMessage;
 };
 
 // Problems with an input (not findings): the file could not be analysed.

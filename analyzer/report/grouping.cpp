@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace gpuopt {
@@ -69,10 +71,7 @@ void groupRepeats(std::vector<Diagnostic>& diags) {
     if (listed > 8) lines += ", ...";
     std::string more = fmt::format("; and {} more like it in '{}'", members[i].size(), d.function);
     if (!lines.empty()) more += " (line" + std::string(listed == 1 ? " " : "s ") + lines + ")";
-    // Before the measured-impact bracket at the end of the message, if there is one.
-    size_t bracket = d.message.rfind(" [");
-    if (bracket != std::string::npos && d.message.back() == ']') d.message.insert(bracket, more);
-    else d.message += more;
+    d.message += more;
   }
   size_t w = 0;
   for (size_t i = 0; i < diags.size(); ++i) {
@@ -120,6 +119,185 @@ void assignFingerprints(std::vector<Diagnostic>& diags, SourceCache& sources) {
     unsigned n = seen[d.span.begin.file + "|" + key]++;
     d.fingerprint = fmt::format("{:016x}", fnv1a(key + "|" + std::to_string(n)));
   }
+}
+
+std::string compactList(const std::vector<std::string>& names, size_t shown) {
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < shown; ++i) out += (i ? ", '" : "'") + names[i] + "'";
+  if (names.size() > shown) out += fmt::format(" and {} more", names.size() - shown);
+  return out;
+}
+
+std::string instantiationSuffix(const std::vector<std::string>& names) {
+  if (names.empty()) return {};
+  return fmt::format("; in instantiation{} {}", names.size() == 1 ? "" : "s", compactList(names));
+}
+
+namespace {
+std::string canonicalFile(const std::string& f, std::map<std::string, std::string>& memo) {
+  auto [it, fresh] = memo.try_emplace(f);
+  if (fresh) {
+    std::error_code ec;
+    it->second = std::filesystem::weakly_canonical(std::filesystem::absolute(f, ec), ec).string();
+    if (it->second.empty()) it->second = f;
+  }
+  return it->second;
+}
+
+// Replaces the instantiation suffix of a message (the last occurrence of the old one's text).
+void retellInstantiations(Diagnostic& d, const std::vector<std::string>& now) {
+  std::string old = instantiationSuffix(d.instantiations), fresh = instantiationSuffix(now);
+  d.instantiations = now;
+  if (old == fresh) return;
+  size_t at = old.empty() ? std::string::npos : d.message.rfind(old);
+  if (at != std::string::npos) d.message.replace(at, old.size(), fresh);
+  else d.message += fresh;
+}
+}  // namespace
+
+void mergeAcrossInputs(std::vector<FileResult>& results) {
+  struct Kept {
+    size_t file, index;
+  };
+  std::map<std::string, std::string> memo;
+  std::map<std::tuple<std::string, std::string, unsigned, unsigned, std::string>, Kept> first;
+  std::vector<std::vector<bool>> drop(results.size());
+  for (size_t f = 0; f < results.size(); ++f) {
+    auto& diags = results[f].diags;
+    drop[f].assign(diags.size(), false);
+    for (size_t i = 0; i < diags.size(); ++i) {
+      Diagnostic& d = diags[i];
+      std::string extra = d.ruleId == "compile-error" ? d.message : std::string();
+      auto key = std::make_tuple(d.ruleId, canonicalFile(d.span.begin.file, memo), d.span.begin.line, d.span.begin.col, extra);
+      auto [it, fresh] = first.try_emplace(key, Kept{f, i});
+      std::string unit = results[f].file.empty() ? d.span.begin.file : results[f].file;
+      if (fresh) {
+        if (d.units.empty()) d.units.push_back(unit);
+        continue;
+      }
+      drop[f][i] = true;
+      Diagnostic& k = results[it->second.file].diags[it->second.index];
+      for (const auto& u : d.units.empty() ? std::vector<std::string>{unit} : d.units)
+        if (std::find(k.units.begin(), k.units.end(), u) == k.units.end()) k.units.push_back(u);
+      // Instantiations: the union; a finding of every instantiation (none listed) wins.
+      if (!k.instantiations.empty()) {
+        std::vector<std::string> all = k.instantiations;
+        if (d.instantiations.empty()) all.clear();
+        for (const auto& n : d.instantiations)
+          if (std::find(all.begin(), all.end(), n) == all.end() && !all.empty()) all.push_back(n);
+        retellInstantiations(k, all);
+      }
+      if (d.severity > k.severity) k.severity = d.severity;
+    }
+  }
+  for (size_t f = 0; f < results.size(); ++f) {
+    auto& diags = results[f].diags;
+    size_t w = 0;
+    for (size_t i = 0; i < diags.size(); ++i) {
+      if (drop[f][i]) continue;
+      if (w != i) diags[w] = std::move(diags[i]);
+      ++w;
+    }
+    diags.resize(w);
+    for (auto& d : diags) {
+      if (size_t p = d.message.rfind("; reached from "); p != std::string::npos) d.message.erase(p);  // merged again (--fix)
+      if (d.units.size() > 1)
+        d.message += fmt::format("; reached from {} translation units ({})", d.units.size(), compactList(d.units));
+      else d.units.clear();  // one input: nothing to list
+    }
+  }
+}
+
+void foldSameLine(std::vector<Diagnostic>& diags) {
+  std::map<std::tuple<std::string, unsigned, std::string, std::string>, std::vector<size_t>> at;
+  for (size_t i = 0; i < diags.size(); ++i) {
+    const Diagnostic& d = diags[i];
+    if (d.ruleId == "compile-error") continue;
+    at[{d.span.begin.file, d.span.begin.line, d.ruleId, d.function}].push_back(i);
+  }
+  std::vector<bool> drop(diags.size(), false);
+  for (auto& [key, idx] : at) {
+    if (idx.size() < 2) continue;
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return diags[a].span.begin.col < diags[b].span.begin.col; });
+    Diagnostic& k = diags[idx[0]];
+    for (size_t j = 1; j < idx.size(); ++j) {
+      Diagnostic& o = diags[idx[j]];
+      drop[idx[j]] = true;
+      k.notes.push_back({o.span, "also here: " + o.message});
+      for (auto& n : o.notes) k.notes.push_back(std::move(n));  // its own notes (a race's other thread) follow
+      k.related.push_back(o.span);
+      for (auto& f : o.fixIts) {
+        bool same = false;
+        for (const auto& e : k.fixIts)
+          same = same || (e.span.begin.file == f.span.begin.file && e.span.begin.line == f.span.begin.line &&
+                          e.span.begin.col == f.span.begin.col && e.span.endLine == f.span.endLine &&
+                          e.span.endCol == f.span.endCol && e.replacement == f.replacement);
+        if (!same) k.fixIts.push_back(f);
+      }
+      if (o.severity > k.severity) k.severity = o.severity;
+      if (o.impact > k.impact) {
+        k.impact = o.impact;
+        k.impactText = o.impactText;
+      }
+    }
+    k.message += fmt::format("; and {} more on this line", idx.size() - 1);
+  }
+  size_t w = 0;
+  for (size_t i = 0; i < diags.size(); ++i) {
+    if (drop[i]) continue;
+    if (w != i) diags[w] = std::move(diags[i]);
+    ++w;
+  }
+  diags.resize(w);
+}
+
+void capMessage(Diagnostic& d) {
+  // A compile error's text is the compiler's, with the folders searched for a missing header:
+  // bounded by the command line, and all of it needed to fix the include path.
+  if (d.ruleId == "compile-error") return;
+  if (d.message.size() <= kMaxMessageBytes) return;
+  d.fullMessage = d.message;
+  size_t cut = d.message.rfind(' ', kMaxMessageBytes - 60);
+  if (cut == std::string::npos || cut < kMaxMessageBytes / 2) cut = kMaxMessageBytes - 60;
+  while (cut > 0 && (static_cast<unsigned char>(d.message[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  d.message = fmt::format("{} ... ({} bytes: the full text in JSON and SARIF)", d.message.substr(0, cut), d.fullMessage.size());
+}
+
+void dropBelowImpact(std::vector<FileResult>& results, double min) {
+  for (auto& r : results) std::erase_if(r.diags, [&](const Diagnostic& d) { return d.impact >= 0 && d.impact < min; });
+}
+
+void sortByImpact(std::vector<FileResult>& results, bool flat) {
+  auto key = [](const Diagnostic& d) { return d.impact < 0 ? 1.0 : d.impact; };
+  auto byImpact = [&](const Diagnostic& a, const Diagnostic& b) { return key(a) > key(b); };
+  for (auto& r : results) std::stable_sort(r.diags.begin(), r.diags.end(), byImpact);
+  if (!flat) {
+    std::stable_sort(results.begin(), results.end(), [&](const FileResult& a, const FileResult& b) {
+      double ka = a.diags.empty() ? -1 : key(a.diags.front()), kb = b.diags.empty() ? -1 : key(b.diags.front());
+      return ka > kb;
+    });
+    return;
+  }
+  std::vector<FileResult> out;
+  std::vector<std::pair<size_t, Diagnostic>> all;  // (input, finding)
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].errors.empty()) {
+      FileResult e = results[i];
+      e.diags.clear();
+      out.push_back(std::move(e));
+    }
+    for (auto& d : results[i].diags) all.emplace_back(i, std::move(d));
+  }
+  std::stable_sort(all.begin(), all.end(), [&](const auto& a, const auto& b) { return byImpact(a.second, b.second); });
+  for (auto& [i, d] : all) {
+    FileResult one;
+    one.file = results[i].file;
+    one.kernels = results[i].kernels;
+    one.includer = results[i].includer;
+    one.diags.push_back(std::move(d));
+    out.push_back(std::move(one));
+  }
+  results = std::move(out);
 }
 
 }  // namespace gpuopt

@@ -1,9 +1,11 @@
 // Post-processing of a file's findings, before output: repeats of one pattern in one kernel are
 // folded into one finding, and every finding gets a fingerprint that survives moved lines.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "analyzer/report/diagnostic.h"
+#include "analyzer/report/output.h"
 #include "analyzer/report/source_cache.h"
 
 namespace gpuopt {
@@ -20,5 +22,39 @@ void groupRepeats(std::vector<Diagnostic>& diags);
 // Sets `fingerprint` on every finding: a hash of the rule, the kernel, the finding's source text
 // with blanks collapsed, and how many findings before it in the file share those three.
 void assignFingerprints(std::vector<Diagnostic>& diags, SourceCache& sources);
+
+// A list for a message: the first `shown` names quoted, then a count ("'a', 'b', 'c' and 5 more").
+std::string compactList(const std::vector<std::string>& names, size_t shown = 3);
+// "; in instantiation 'k<float>'", "; in instantiations 'a', 'b', 'c' and 5 more" (empty: none).
+std::string instantiationSuffix(const std::vector<std::string>& names);
+
+// One finding per place in a run: a header (or included file) linted through several inputs, or
+// a place reached by several instantiations, gives one finding. Findings of one rule at one place
+// (file, line, column) are folded into the first: its `units` list the inputs that reached it
+// (named in the message when more than one: "; reached from 3 translation units ('a.cu', ...)"),
+// its `instantiations` the union of theirs (none: every instantiation somewhere). Compile errors
+// are kept apart by message.
+void mergeAcrossInputs(std::vector<FileResult>& results);
+
+// One finding per statement line: findings of one rule on one line of one function (the load of
+// 'a[i]' and the store of 'b[j]' of one statement, every array reference of a stencil line) are
+// folded into the first by column; the others become its notes ("also here: <message>", then
+// their own notes) and
+// related locations, their fixes joined (identical edits once); the most severe severity and the
+// highest impact win; "; and N more on this line" ends the message. Compile errors are kept.
+void foldSameLine(std::vector<Diagnostic>& diags);
+
+// Messages longer than kMaxMessageBytes are cut at a word, ending in " ... (N bytes: the full text
+// in JSON and SARIF)"; `fullMessage` keeps the whole text. Compile errors are not cut (the
+// folders searched for a missing header are the fix).
+inline constexpr size_t kMaxMessageBytes = 600;
+void capMessage(Diagnostic& d);
+
+// --min-impact: drops findings whose impact is known and below `min`.
+void dropBelowImpact(std::vector<FileResult>& results, double min);
+// --sort impact: findings by impact, highest first (unknown counts as 1; ties in place order).
+// `flat`: one list across files (one FileResult per finding, input errors first); else within
+// each file, files ordered by their top finding.
+void sortByImpact(std::vector<FileResult>& results, bool flat);
 
 }  // namespace gpuopt

@@ -8,12 +8,14 @@
 
 #include <fmt/format.h>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "analyzer/rule/embedded_docs.h"
 #include "analyzer/rule/rule_info.h"
 #include "analyzer/report/utf8.h"
+#include "rules/impact.h"
 
 namespace gpuopt {
 
@@ -87,6 +89,7 @@ std::string KernelCoverage::text() const {
 void writeText(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc,
                SourceCache& sources) {
   Style st{oc.color};
+  std::set<std::pair<std::string, std::string>> told;  // (rule, measured tag) said once per run
   for (const auto& r : results) {
     // Kernels analysed in part: said, so that no finding means the rest was checked.
     for (const auto& k : r.coverage) {
@@ -100,7 +103,8 @@ void writeText(std::ostream& os, const std::vector<FileResult>& results, const O
     for (const auto& d : r.diags) {
       writeLoc(os, d.span.begin, st);
       os << (d.severity == Severity::Error ? st.red() : st.magenta()) << severityName(d.severity)
-         << ": " << st.reset() << st.bold() << d.message << " [" << d.ruleId << "]" << st.reset()
+         << ": " << st.reset() << st.bold() << d.message << (d.impactText.empty() ? "" : " [" + d.impactText + "]")
+         << " [" << d.ruleId << "]" << st.reset()
          << "\n";
       writeSnippet(os, d.span, sources, st);
       for (const auto& n : d.notes) {
@@ -109,6 +113,8 @@ void writeText(std::ostream& os, const std::vector<FileResult>& results, const O
         writeSnippet(os, n.span, sources, st);
       }
       if (!d.fixHint.empty()) os << "    fix: " << d.fixHint << "\n";
+      if (!d.measuredTag.empty() && told.insert({d.ruleId, d.measuredTag}).second)
+        os << "    [" << d.measuredTag << "]\n";
       if (d.measured) {
         os << "    measured: " << st.bold() << d.measured->verdict << st.reset() << ": " << d.measured->text << "\n";
         if (oc.verbose)
@@ -135,6 +141,19 @@ json spanJson(const SourceSpan& s, const OutputContext& oc) {
           {"endColumn", s.endCol}};
 }
 }  // namespace
+
+// What one place gathers (JSON fields, SARIF properties): the measured penalty of the cause, the
+// full lists the message names only the first few of, the uncut message.
+static void addPlaceFields(json& j, const Diagnostic& d) {
+  if (d.impact >= 0) {
+    j["impact"] = d.impact;
+    if (!d.impactText.empty()) j["impactText"] = d.impactText;
+  }
+  if (!d.measuredTag.empty()) j["measuredImpact"] = d.measuredTag;
+  if (!d.instantiations.empty()) j["instantiations"] = d.instantiations;
+  if (!d.units.empty()) j["units"] = d.units;
+  if (!d.fullMessage.empty()) j["fullMessage"] = d.fullMessage;
+}
 
 static json measuredJson(const Measurement& m) {
   json j = {{"verdict", m.verdict}, {"text", m.text}};
@@ -185,6 +204,7 @@ void writeJson(std::ostream& os, const std::vector<FileResult>& results, const O
       if (!d.demo.empty()) j["demo"] = d.demo;
       if (!d.function.empty()) j["kernel"] = d.function;
       if (!d.fingerprint.empty()) j["fingerprint"] = d.fingerprint;
+      addPlaceFields(j, d);
       if (d.measured) {
         j["measured"] = measuredJson(*d.measured);
         if (!d.predicted.empty()) j["predicted"] = d.predicted;
@@ -334,6 +354,8 @@ void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const 
               {"helpUri", oc.docsBaseUri + id + ".md"},
               {"defaultConfiguration", {{"level", sarifLevel(info.severity)}}},
               {"properties", {{"demo", std::string(info.demo)}}}};
+    // The rule's measured penalties (rules/impact.cpp): said here once, not on every result.
+    if (std::string tag = measuredImpact(info.id); !tag.empty()) r["properties"]["measuredImpact"] = tag;
     rules.push_back(std::move(r));
     ruleIds.push_back(id);
   }
@@ -385,8 +407,11 @@ void writeSarif(std::ostream& os, const std::vector<FileResult>& results, const 
       auto it = std::find(ruleIds.begin(), ruleIds.end(), d.ruleId);
       if (it != ruleIds.end()) res["ruleIndex"] = static_cast<int>(it - ruleIds.begin());
       if (!d.fingerprint.empty()) res["partialFingerprints"] = {{"gpuoptLint/v1", d.fingerprint}};
+      json props = json::object();
+      addPlaceFields(props, d);
+      if (!props.empty()) res["properties"] = props;
       if (d.measured) {
-        res["properties"] = {{"measured", measuredJson(*d.measured)}};
+        res["properties"]["measured"] = measuredJson(*d.measured);
         if (!d.predicted.empty()) res["properties"]["predicted"] = d.predicted;
         res["message"]["text"] = text + " Measured (" + d.measured->verdict + "): " + d.measured->text + ".";
       }
@@ -465,6 +490,7 @@ std::string githubEscapeProperty(std::string_view s) {
 void writeGithub(std::ostream& os, const std::vector<FileResult>& results, const OutputContext& oc) {
   // GitHub matches annotations to files by their path from the repository's root.
   const std::string& root = oc.repoRoot.empty() ? oc.cwd : oc.repoRoot;
+  std::set<std::pair<std::string, std::string>> told;  // (rule, measured tag) said once per run
   for (const auto& r : results) {
     for (const auto& e : r.errors)
       os << "::error file=" << githubEscapeProperty(relativePath(e.file, root))
@@ -475,6 +501,7 @@ void writeGithub(std::ostream& os, const std::vector<FileResult>& results, const
       for (const auto& n : d.notes)
         msg += "\nnote (line " + std::to_string(n.span.begin.line) + "): " + n.message;
       if (!d.fixHint.empty()) msg += "\nfix: " + d.fixHint;
+      if (!d.measuredTag.empty() && told.insert({d.ruleId, d.measuredTag}).second) msg += "\n[" + d.measuredTag + "]";
       if (d.measured) msg += "\nmeasured (" + d.measured->verdict + "): " + d.measured->text;
       os << "::" << cmd << " file=" << githubEscapeProperty(relativePath(d.span.begin.file, root))
          << ",line=" << d.span.begin.line << ",col=" << d.span.begin.col;

@@ -1,4 +1,5 @@
 #include "analyzer/rule/rule_context.h"
+#include "analyzer/report/grouping.h"
 
 #include <clang/Lex/Lexer.h>
 
@@ -11,6 +12,7 @@
 #include <set>
 
 #include "analyzer/frontend/cache.h"
+#include "rules/cost.h"
 #include "rules/impact.h"
 
 namespace gpuopt {
@@ -192,9 +194,10 @@ Diagnostic RuleContext::make(const RuleInfo& info, SourceSpan where, std::string
   d.message = std::move(message);
   d.demo = std::string(info.demo);
   d.function = function_;
-  // Every finding names its demo and, where one was measured, the penalty it showed.
-  if (auto impact = measuredImpact(info.id); !impact.empty()) d.message += " [" + impact + "]";
-  else if (!info.demo.empty()) d.message += " [see --demo " + std::string(info.demo) + "]";
+  // Every finding names its demo and, where one was measured, the penalty it showed (a rule sets
+  // the tag of the cause it found; said once per run in text).
+  if (auto impact = measuredImpact(info.id); !impact.empty()) d.measuredTag = impact;
+  else if (!info.demo.empty()) d.measuredTag = "see --demo " + std::string(info.demo);
   return d;
 }
 
@@ -225,18 +228,61 @@ std::string withoutLaunchLine(const std::string& msg, std::string* place) {
 }
 }  // namespace
 
+namespace {
+// What another instantiation's message says differently at the same place: from the first word
+// that differs, up to 8 words or the end of the clause ("16-way bank conflict on shared load").
+std::string figureDifference(const std::string& kept, const std::string& other) {
+  auto words = [](const std::string& s) {
+    std::vector<std::string> w;
+    size_t i = 0;
+    while (i < s.size()) {
+      size_t j = s.find(' ', i);
+      if (j == std::string::npos) j = s.size();
+      if (j > i) w.push_back(s.substr(i, j - i));
+      i = j + 1;
+    }
+    return w;
+  };
+  auto a = words(kept), b = words(other);
+  size_t k = 0;
+  while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
+  std::string out;
+  for (size_t n = 0; k < b.size() && n < 8; ++k, ++n) {
+    bool last = b[k].back() == ';' || b[k].back() == ':' || b[k].back() == ',';
+    out += (out.empty() ? "" : " ") + (last ? b[k].substr(0, b[k].size() - 1) : b[k]);
+    if (last) break;
+  }
+  return out;
+}
+}  // namespace
+
 void RuleContext::report(Diagnostic d) {
   if (capturing_) {
     captured_.push_back(std::move(d));
     return;
+  }
+  // The static cost (rules/cost.h): a rule that does not estimate it (correctness: a wrong result
+  // is worth acting on wherever it is) says 1. Below the rule's `min-impact` a finding is a note.
+  if (d.impact < 0) d.impact = 1;
+  if (d.impact < opts_.ruleOption(d.ruleId, "min-impact", kDefaultMinImpact)) {
+    d.severity = Severity::Note;
+    d.impactText += d.impactText.empty() ? "low impact" : ": low impact";
   }
   std::string line;
   std::string key = withoutLaunchLine(d.message, &line);
   for (size_t i = 0; i < diags_.size(); ++i) {
     const auto& e = diags_[i];
     if (e.ruleId == d.ruleId && e.span.begin.file == d.span.begin.file && e.span.begin.line == d.span.begin.line &&
-        e.span.begin.col == d.span.begin.col && seen_[i].key == key) {
-      // The same finding from another template instantiation.
+        e.span.begin.col == d.span.begin.col) {
+      // One finding per place: another instantiation (or launch shape, or a second access of one
+      // expression) at the same place. Its figures may differ: those are named, not reported again.
+      if (seen_[i].key != key) {
+        auto& dif = seen_[i].differing;
+        if (!instantiation_.empty() && seen_[i].group == group_ &&
+            std::none_of(dif.begin(), dif.end(), [&](const std::string& x) { return x.substr(0, x.find('\t')) == instantiation_; }))
+          dif.push_back(instantiation_ + "\t" + figureDifference(seen_[i].key, key));  // name TAB what differs
+        return;
+      }
       if (!instantiation_.empty() && seen_[i].group == group_) seen_[i].instantiations.push_back(instantiation_);
       if (!line.empty() && std::find(seen_[i].lines.begin(), seen_[i].lines.end(), line) == seen_[i].lines.end())
         seen_[i].lines.push_back(line);
@@ -266,16 +312,33 @@ void RuleContext::finishInstantiations() {
     if (s.instantiations.empty()) continue;
     auto all = instancesOf_.find(s.group);
     std::set<std::string> mine(s.instantiations.begin(), s.instantiations.end());
-    if (all == instancesOf_.end() || mine == all->second) continue;  // every instantiation: nothing to say
-    bool launch = s.group.rfind("launches of ", 0) == 0;
-    std::string list;
-    for (const auto& n : mine) list += launch ? (list.empty() ? "" : " and ") + n : (list.empty() ? "'" : ", '") + n + "'";
-    std::string suffix = launch ? fmt::format("; for {}", list)
-                                : fmt::format("; in instantiation{} {}", mine.size() == 1 ? "" : "s", list);
     Diagnostic& d = diags_[i];
-    size_t bracket = d.message.rfind(" [");
-    if (bracket != std::string::npos && d.message.back() == ']') d.message.insert(bracket, suffix);
-    else d.message += suffix;
+    bool launch = s.group.rfind("launches of ", 0) == 0;
+    std::string differ;
+    if (!s.differing.empty()) {  // the same place with other figures: named compactly, not reported again
+      std::string named;  // the first three with their figures, then a count: "'k<double>' (16-way ...)"
+      for (size_t n = 0; n < s.differing.size() && n < 3; ++n) {
+        const std::string& x = s.differing[n];
+        size_t tab = x.find('\t');
+        std::string inst = x.substr(0, tab), figure = tab == std::string::npos ? std::string() : x.substr(tab + 1);
+        named += (n ? ", '" : "'") + inst + "'" + (figure.empty() ? std::string() : " (" + figure + ")");
+      }
+      if (s.differing.size() > 3) named += fmt::format(" and {} more", s.differing.size() - 3);
+      differ = launch ? fmt::format("; other figures for {} more launch shape{}", s.differing.size(), s.differing.size() == 1 ? "" : "s")
+                      : "; other figures in " + named;
+    }
+    if (all == instancesOf_.end() || mine == all->second) {  // every instantiation: nothing to say
+      d.message += differ;
+      continue;
+    }
+    if (launch) {
+      std::string list;
+      for (const auto& n : mine) list += (list.empty() ? "" : " and ") + n;
+      d.message += fmt::format("; for {}", list) + differ;
+      continue;
+    }
+    d.instantiations.assign(mine.begin(), mine.end());
+    d.message += instantiationSuffix(d.instantiations) + differ;
   }
 }
 

@@ -126,6 +126,7 @@ class RuleContext {
     std::vector<std::string> instantiations;
     std::string key;                 // the message with the line of a run-time-shaped launch left out
     std::vector<std::string> lines;  // those launches' lines, when instantiations differ in them
+    std::vector<std::string> differing;  // instantiations with other figures at the same place
   };
   std::vector<Seen> seen_;  // parallel to diags_
 };

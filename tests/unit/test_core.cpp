@@ -510,19 +510,18 @@ TEST(Grouping, RepeatsOfOnePatternInOneKernelFoldIntoOneFinding) {
     return d;
   };
   std::vector<Diagnostic> v = {
-      diag(10, "uncoalesced global load 'a[i * 32]': 32 sectors for 4 useful [measured: 7.9x]", "k"),
-      diag(11, "uncoalesced global load 'a[i * 32 + 1]': 32 sectors for 4 useful (at s = 2) [measured: 7.9x]", "k"),
-      diag(12, "uncoalesced global load 'b[i * 32]': 32 sectors for 4 useful [measured: 7.9x]", "k"),
-      diag(13, "uncoalesced global load 'a[i * 2]': 8 sectors for 4 useful [measured: 7.9x]", "k"),
-      diag(14, "uncoalesced global load 'a[i * 32]': 32 sectors for 4 useful [measured: 7.9x]", "other"),
-      diag(15, "uncoalesced global load 'a[i * 32]': 32 sectors for 4 useful [measured: 7.9x]", ""),
-      diag(16, "uncoalesced global load 'a[i * 32]': 32 sectors for 4 useful [measured: 7.9x]", ""),
+      diag(10, "uncoalesced global load 'a[i * 32]': 32 sectors for 4 useful", "k"),
+      diag(11, "uncoalesced global load 'a[i * 32 + 1]': 32 sectors for 4 useful (at s = 2)", "k"),
+      diag(12, "uncoalesced global load 'b[i * 32]': 32 sectors for 4 useful", "k"),
+      diag(13, "uncoalesced global load 'a[i * 2]': 8 sectors for 4 useful", "k"),
+      diag(14, "uncoalesced global load 'a[i * 32]': 32 sectors for 4 useful", "other"),
+      diag(15, "uncoalesced global load 'a[i * 32]': 32 sectors for 4 useful", ""),
+      diag(16, "uncoalesced global load 'a[i * 32]': 32 sectors for 4 useful", ""),
   };
   groupRepeats(v);
   ASSERT_EQ(v.size(), 5u);
   EXPECT_EQ(v[0].message,
-            "uncoalesced global load 'a[i * 32]': 32 sectors for 4 useful; and 2 more like it in 'k' (lines 11, 12) "
-            "[measured: 7.9x]");
+            "uncoalesced global load 'a[i * 32]': 32 sectors for 4 useful; and 2 more like it in 'k' (lines 11, 12)");
   ASSERT_EQ(v[0].related.size(), 2u);
   EXPECT_EQ(v[0].related[1].begin.line, 12u);
   EXPECT_EQ(v[1].span.begin.line, 13u) << "another pattern (8 sectors) stays";

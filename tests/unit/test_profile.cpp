@@ -330,3 +330,31 @@ TEST(ProfileJoin, EveryFormatCarriesTheMeasurement) {
   writeText(tx, results, oc, sc);
   EXPECT_NE(tx.str().find("    measured: confirmed: this line: "), std::string::npos) << tx.str();
 }
+
+// Issue 28: `profile` shows the static cost beside the measured share of the kernel's global sectors.
+TEST(ProfileJoin, StaticCostBesideTheMeasuredSectorShare) {
+  Profile p = load("transpose");
+  std::string file = kSamples + "transpose_ladder.cu";
+  FileResult r;
+  r.file = file;
+  Diagnostic d = finding("uncoalesced-access", file, 10, "transposeNaive",
+                         {{"sectors", 32}, {"usefulSectors", 4}, {"store", 0}, {"random", 0}});
+  d.impact = 0.5;
+  d.impactText = "~50% of 'transposeNaive''s global traffic";
+  r.diags.push_back(d);
+  r.diags.push_back(finding("missing-syncthreads", file, 18, "transposeShared", {}));  // no estimate, no sectors
+  std::vector<FileResult> results = {r};
+  joinProfile(p, results);
+  const Diagnostic* strided = find(results[0], "uncoalesced-access", 10);
+  ASSERT_TRUE(strided && strided->measured);
+  double share = value(*strided->measured, "measuredSectorShare");
+  EXPECT_GT(share, 0.0);
+  EXPECT_LE(share, 1.0);
+  EXPECT_DOUBLE_EQ(value(*strided->measured, "predictedImpact"), 0.5);
+  EXPECT_NE(strided->measured->text.find("of its global sectors (static estimate: ~50% of 'transposeNaive''s global traffic)"),
+            std::string::npos)
+      << strided->measured->text;
+  const Diagnostic* race = find(results[0], "missing-syncthreads", 18);
+  ASSERT_TRUE(race && race->measured);
+  EXPECT_EQ(value(*race->measured, "predictedImpact"), -1) << "no estimate given, none shown";
+}

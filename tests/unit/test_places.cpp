@@ -1,0 +1,262 @@
+// Issue 28: one finding per place (a header line once per run however many units and
+// instantiations reach it, one finding per expression), messages of a sane length with the full
+// lists in JSON, the measured tag once per run and fitting the cause found.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "test_util.h"
+
+using namespace gpuopt::test;
+using nlohmann::json;
+
+namespace {
+std::vector<json> findings(const json& j) {
+  std::vector<json> out;
+  for (const auto& f : j["files"])
+    for (const auto& x : f["findings"]) out.push_back(x);
+  return out;
+}
+
+json lintJson(const std::string& dir, const std::string& args) {
+  auto r = runLint("--no-cuda --no-cache --format json " + args, dir);
+  EXPECT_TRUE(r.rc == 0 || r.rc == 1) << r.out << r.err;
+  return json::parse(r.out.empty() ? "{}" : r.out);
+}
+
+size_t countSubstr(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST(Places, ReadModifyWriteIsOneFindingNotALoadAndAStore) {
+  std::string d = tempDir("rmw");
+  writeFile(d + "/k.cu",
+            "__global__ void bad(float* a) { a[threadIdx.x * 32] += 1.0f; }\n"
+            "__global__ void good(float* a) { a[threadIdx.x] += 1.0f; }\n");
+  auto all = findings(lintJson(d, "--no-group k.cu"));
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0]["ruleId"], "uncoalesced-access");
+  EXPECT_EQ(all[0]["location"]["line"], 1);
+  EXPECT_NE(all[0]["message"].get<std::string>().find("load/store"), std::string::npos) << all[0].dump(2);
+}
+
+TEST(Places, InstantiationsAtOnePlaceAreOneFindingListedCompactly) {
+  std::string d = tempDir("inst");
+  writeFile(d + "/k.cu",
+            "template <typename T> __global__ void k(T* a) { a[threadIdx.x * (sizeof(T) == 2 ? 1 : 64)] = T(); }\n"
+            "void run(float* f, int* i, unsigned* u, wchar_t* w, char32_t* c, short* s, double* x) {\n"
+            "  k<<<1, 256>>>(f); k<<<1, 256>>>(i); k<<<1, 256>>>(u); k<<<1, 256>>>(w); k<<<1, 256>>>(c);\n"
+            "  k<<<1, 256>>>(s); k<<<1, 256>>>(x);\n}\n");
+  auto all = findings(lintJson(d, "--no-group k.cu"));
+  ASSERT_EQ(all.size(), 1u) << json(all).dump(2);
+  std::string msg = all[0]["message"];
+  EXPECT_NE(msg.find("; in instantiations 'k<char32_t>', 'k<float>', 'k<int>' and 2 more"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("other figures in 'k<double>' ("), std::string::npos) << msg;
+  ASSERT_TRUE(all[0].contains("instantiations")) << all[0].dump(2);
+  EXPECT_EQ(all[0]["instantiations"].size(), 5u) << all[0].dump(2);
+}
+
+// The golden volume test: a generated project of units sharing headers. Every unit includes both
+// headers and instantiates the header's template kernel with its own type; each place is one
+// finding, however many units reach it.
+TEST(Places, GeneratedMultiUnitProjectGivesOneFindingPerPlace) {
+  std::string d = tempDir("volume");
+  writeFile(d + "/shared.cuh",
+            "#pragma once\n"
+            "template <typename T> __global__ void column(T* a, int n) {\n"
+            "  a[threadIdx.x * 64] = T(n);\n"
+            "}\n"
+            "__global__ void tile(float* out) {\n"
+            "  __shared__ float s[32][32];\n"
+            "  s[threadIdx.x][0] = out[threadIdx.x];\n"
+            "  __syncthreads();\n"
+            "  out[threadIdx.x] = s[threadIdx.x][0];\n"
+            "}\n");
+  writeFile(d + "/util.cuh",
+            "#pragma once\n"
+            "__device__ inline void put(float* a, int i) { a[i * 32] = 1.0f; }\n");
+  const char* types[] = {"float", "int", "unsigned", "long", "short", "char"};
+  std::string files;
+  const int units = 6;
+  for (int u = 0; u < units; ++u) {
+    std::string name = "u" + std::to_string(u) + ".cu";
+    files += " " + name;
+    writeFile(d + "/" + name, std::string("#include \"shared.cuh\"\n#include \"util.cuh\"\n") +
+                                  "__global__ void own" + std::to_string(u) + "(float* a) { put(a, threadIdx.x); }\n" +
+                                  "void run(" + types[u] + "* p, float* f) {\n  column<<<1, 256>>>(p, 4);\n  tile<<<1, 32>>>(f);\n  own" +
+                                  std::to_string(u) + "<<<1, 256>>>(f);\n}\n");
+  }
+  auto j = lintJson(d, files);
+  auto all = findings(j);
+  std::set<std::tuple<std::string, int, std::string>> places;
+  for (const auto& x : all) places.emplace(x["location"]["file"], x["location"]["line"], x["ruleId"]);
+  EXPECT_EQ(all.size(), places.size()) << j.dump(2);
+  // column's store, tile's conflicting shared accesses (lines 7 and 9), put's store (one place in
+  // util.cuh, reached from every unit): four places.
+  EXPECT_EQ(places.size(), 4u) << j.dump(2);
+  for (const auto& x : all) {
+    std::string msg = x["message"];
+    EXPECT_NE(msg.find("reached from 6 translation units ('u0.cu', 'u1.cu', 'u2.cu' and 3 more)"), std::string::npos) << msg;
+    EXPECT_EQ(x["units"].size(), 6u) << x.dump(2);
+    EXPECT_LE(msg.size(), 600u);
+  }
+  // The helper's finding names the kernel's call that reached it.
+  bool note = false;
+  for (const auto& x : all)
+    for (const auto& n : x["notes"]) note = note || n["message"].get<std::string>().find("'put' is called here") != std::string::npos;
+  EXPECT_TRUE(note) << j.dump(2);
+}
+
+TEST(Places, MeasuredTagOncePerRuleInTextAndInTheRuleMetadata) {
+  std::string d = tempDir("tag");
+  writeFile(d + "/k.cu",
+            "__global__ void a(float* x) { x[threadIdx.x * 32] = 0; }\n"
+            "__global__ void b(float* x) { x[threadIdx.x * 32 + 1] = 0; }\n");
+  auto r = runLint("--no-cuda --no-cache --no-group k.cu", d);
+  ASSERT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_EQ(countSubstr(r.out, "[uncoalesced-access]"), 2u) << r.out;
+  EXPECT_EQ(countSubstr(r.out, "7.9x slower than stride 1"), 1u) << r.out;
+  auto all = findings(lintJson(d, "--no-group k.cu"));
+  ASSERT_EQ(all.size(), 2u);
+  for (const auto& x : all) {
+    EXPECT_EQ(x["message"].get<std::string>().find("measured on"), std::string::npos) << x.dump(2);
+    EXPECT_NE(x["measuredImpact"].get<std::string>().find("7.9x"), std::string::npos) << x.dump(2);
+  }
+  auto s = runLint("--no-cuda --no-cache --no-group --format sarif k.cu", d);
+  auto sj = json::parse(s.out);
+  bool tagged = false;
+  for (const auto& rule : sj["runs"][0]["tool"]["driver"]["rules"])
+    if (rule["id"] == "uncoalesced-access") tagged = rule["properties"].contains("measuredImpact");
+  EXPECT_TRUE(tagged);
+  for (const auto& res : sj["runs"][0]["results"])
+    EXPECT_EQ(res["message"]["text"].get<std::string>().find("measured on"), std::string::npos);
+}
+
+TEST(Places, BankConflictQuotesTheFactorMeasuredForItsWays) {
+  std::string d = tempDir("ways");
+  writeFile(d + "/k.cu",
+            "__global__ void two(float* out) {\n  __shared__ float s[512];\n  s[threadIdx.x * 2] = 1;\n"
+            "  __syncthreads();\n  out[threadIdx.x] = s[threadIdx.x];\n}\n"
+            "__global__ void all(float* out) {\n  __shared__ float s[32 * 32];\n  s[threadIdx.x * 32] = 1;\n"
+            "  __syncthreads();\n  out[threadIdx.x] = s[threadIdx.x];\n}\n"
+            "void run(float* o) { two<<<1, 32>>>(o); all<<<1, 32>>>(o); }\n");
+  std::map<int, std::string> tag;
+  for (const auto& x : findings(lintJson(d, "--no-group --rules=bank-conflict k.cu"))) tag[x["location"]["line"]] = x["measuredImpact"];
+  ASSERT_EQ(tag.size(), 2u);
+  EXPECT_NE(tag[3].find("2-way conflict (shared stride 2) 1.97x"), std::string::npos) << tag[3];
+  EXPECT_EQ(tag[3].find("31.1x"), std::string::npos) << tag[3];
+  EXPECT_NE(tag[9].find("32-way conflict (shared stride 32) 31.1x"), std::string::npos) << tag[9];
+}
+
+TEST(Places, StrideIsNamedInTheSourcesVariablesNotAMacrosText) {
+  std::string d = tempDir("macro");
+  writeFile(d + "/k.cu",
+            "#define IDX(r, c, ld) ((r) * (ld) + (c))\n"
+            "__global__ void k(float* a, int m) { a[IDX(threadIdx.x, 0, m)] = 0; }\n");
+  auto all = findings(lintJson(d, "--no-group k.cu"));
+  ASSERT_EQ(all.size(), 1u);
+  std::string msg = all[0]["message"];
+  EXPECT_NE(msg.find("'m' elements apart"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("'IDX(threadIdx.x, 0, m)' elements apart"), std::string::npos) << msg;
+}
+
+TEST(Places, AdviceFitsTheCause) {
+  std::string d = tempDir("advice");
+  // Pageable copies: batching is advised for small repeated copies only.
+  writeFile(d + "/copies.cu",
+            "#include <cstdlib>\n"
+            "void big(float* d, int steps) {\n  float* h = (float*)malloc(256 << 20);\n"
+            "  for (int t = 0; t < steps; ++t) cudaMemcpy(d, h, 256 << 20, cudaMemcpyHostToDevice);\n}\n"
+            "void small(float* d, int steps) {\n  float* h = (float*)malloc(4096);\n"
+            "  for (int t = 0; t < steps; ++t) cudaMemcpy(d, h, 4096, cudaMemcpyHostToDevice);\n}\n");
+  std::map<int, json> byLine;
+  for (const auto& x : findings(lintJson(d, "--no-group --rules=pageable-memcpy copies.cu"))) byLine[x["location"]["line"]] = x;
+  ASSERT_EQ(byLine.size(), 2u);
+  EXPECT_EQ(byLine[4]["fix"].get<std::string>().find("batch"), std::string::npos) << byLine[4].dump(2);
+  EXPECT_NE(byLine[4]["measuredImpact"].get<std::string>().find("one 256 MiB copy"), std::string::npos);
+  EXPECT_NE(byLine[8]["fix"].get<std::string>().find("batch"), std::string::npos) << byLine[8].dump(2);
+  // A race on a neighbour's element inside one block: the demo's figure, not its failed barrier fix.
+  writeFile(d + "/race.cu",
+            "__global__ void scan(int* c) { int i = threadIdx.x; if (i > 0) c[i] += c[i - 1]; }\n"
+            "void run(int* c) { scan<<<1, 256>>>(c); }\n");
+  auto race = findings(lintJson(d, "--no-group --rules=global-memory-race race.cu"));
+  ASSERT_EQ(race.size(), 1u);
+  std::string tag = race[0]["measuredImpact"];
+  EXPECT_NE(tag.find("17 of 20"), std::string::npos) << tag;
+  EXPECT_EQ(tag.find("Fix1"), std::string::npos) << tag;
+  // A launch through cudaLaunchKernel names its kernel.
+  writeFile(d + "/launch.cu",
+            "__global__ void work(float* d) { d[threadIdx.x] = 1.0f; }\n"
+            "void loop(float* d, float* h, size_t n, int steps) {\n  cudaMallocHost(&h, n * sizeof(float));\n"
+            "  for (int t = 0; t < steps; ++t) {\n    cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice);\n"
+            "    void* args[] = {&d};\n    cudaLaunchKernel((const void*)work, dim3(256), dim3(256), args, 0, 0);\n"
+            "    cudaMemcpy(h, d, n * sizeof(float), cudaMemcpyDeviceToHost);\n  }\n}\n");
+  auto st = findings(lintJson(d, "--no-group --rules=serialized-transfers launch.cu"));
+  ASSERT_EQ(st.size(), 1u);
+  EXPECT_NE(st[0]["message"].get<std::string>().find("launches 'work'"), std::string::npos) << st[0].dump(2);
+}
+
+TEST(Places, WarpWritesThatOnlyOverwriteAreNotCalledAReduction) {
+  std::string d = tempDir("ww");
+  writeFile(d + "/k.cu",
+            "__global__ void overwrite(float* out) {\n  __shared__ float s[64];\n  int t = threadIdx.x;\n"
+            "  if (t < 32) {\n    s[t] = 1.0f;\n    s[t ^ 1] = 2.0f;\n  }\n  __syncthreads();\n  out[t] = s[t];\n}\n"
+            "__global__ void tail(float* out) {\n  __shared__ float s[64];\n  int t = threadIdx.x;\n  s[t] = t;\n"
+            "  __syncthreads();\n  if (t < 32) {\n    s[t] += s[t + 16];\n    s[t] += s[t + 8];\n  }\n"
+            "  __syncthreads();\n  out[t] = s[0];\n}\n"
+            "void go(float* o) { overwrite<<<1, 64>>>(o); tail<<<1, 64>>>(o); }\n");
+  std::map<int, json> byLine;
+  for (const auto& x : findings(lintJson(d, "--no-group --rules=unsafe-warp-reduce k.cu"))) byLine[x["location"]["line"]] = x;
+  ASSERT_EQ(byLine.size(), 2u) << json(byLine).dump(2);
+  std::string ww = byLine[6]["message"], red = byLine.rbegin()->second["message"];
+  EXPECT_NE(ww.find("write the same words"), std::string::npos) << ww;
+  EXPECT_EQ(ww.find("reduction"), std::string::npos) << ww;
+  EXPECT_EQ(ww.find("read each other"), std::string::npos) << ww;
+  EXPECT_EQ(byLine[6]["measuredImpact"].get<std::string>().find("not measured"), 0u) << byLine[6].dump(2);
+  EXPECT_NE(red.find("reduction"), std::string::npos) << red;
+}
+
+TEST(Places, AnAddressIsNamedInTheTypeTheCodeCastsABufferTo) {
+  std::string d = tempDir("cast");
+  writeFile(d + "/k.cu",
+            "__global__ void viaChar(float* out) {\n  extern __shared__ char buf[];\n  float* f = (float*)buf;\n"
+            "  f[threadIdx.x] = 1.0f;\n  out[threadIdx.x] = f[threadIdx.x + 1];\n}\n"
+            "__global__ void plain(float* out) {\n  extern __shared__ float g[];\n"
+            "  g[threadIdx.x] = 1.0f;\n  out[threadIdx.x] = g[threadIdx.x + 1];\n}\n"
+            "void go(float* o) { viaChar<<<1, 64, 1024>>>(o); plain<<<1, 64, 1024>>>(o); }\n");
+  std::map<int, std::string> msg;
+  for (const auto& x : findings(lintJson(d, "--no-group --rules=missing-syncthreads k.cu"))) msg[x["location"]["line"]] = x["message"];
+  ASSERT_EQ(msg.size(), 2u);
+  EXPECT_NE(msg[5].find("reads ((float*)buf)[32]"), std::string::npos) << msg[5];
+  EXPECT_EQ(msg[5].find(" buf[32]"), std::string::npos) << msg[5];
+  EXPECT_NE(msg[10].find("reads g[32]"), std::string::npos) << msg[10];
+}
+
+TEST(Places, OneFindingPerStatementLineUnlessNoGroup) {
+  std::string d = tempDir("line");
+  writeFile(d + "/k.cu",
+            "__global__ void k(const float* a, const float* b, float* c) {\n"
+            "  c[threadIdx.x * 32] = a[threadIdx.x * 32] + b[threadIdx.x * 64];\n"
+            "  c[threadIdx.x * 32 + 1] = 0;\n"
+            "}\n"
+            "void go(const float* a, const float* b, float* c) { k<<<1, 256>>>(a, b, c); }\n");
+  auto grouped = findings(lintJson(d, "--rules=uncoalesced-access k.cu"));
+  std::map<int, int> perLine;
+  for (const auto& x : grouped) ++perLine[x["location"]["line"]];
+  EXPECT_EQ(perLine[2], 1) << json(grouped).dump(2);
+  for (const auto& x : grouped)
+    if (x["location"]["line"] == 2) {
+      EXPECT_NE(x["message"].get<std::string>().find("; and 2 more on this line"), std::string::npos) << x.dump(2);
+      EXPECT_GE(x["notes"].size(), 2u) << x.dump(2);
+    }
+  auto all = findings(lintJson(d, "--no-group --rules=uncoalesced-access k.cu"));
+  size_t line2 = 0;
+  for (const auto& x : all) line2 += x["location"]["line"] == 2;
+  EXPECT_EQ(line2, 3u) << json(all).dump(2);
+}
