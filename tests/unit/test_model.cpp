@@ -41,7 +41,7 @@ Parsed model(const std::string& code, ModelOptions opts = {}) {
     const clang::FunctionDecl* k = nullptr;
     bool shouldVisitTemplateInstantiations() const { return true; }
     bool VisitFunctionDecl(clang::FunctionDecl* f) {
-      if (f->getName() == "k" && f->hasAttr<clang::CUDAGlobalAttr>() && f->doesThisDeclarationHaveABody() &&
+      if (f->getIdentifier() && f->getName() == "k" && f->hasAttr<clang::CUDAGlobalAttr>() && f->doesThisDeclarationHaveABody() &&
           !f->isDependentContext())
         k = f;
       return true;
