@@ -386,7 +386,11 @@ class LintConsumer : public clang::ASTConsumer {
     std::vector<bool> device = errs_.errors.empty() ? std::vector<bool>{} : inDeviceCode(rc.ast(), locs);
     for (size_t ei = 0; ei < errs_.errors.size(); ++ei) {
       const auto& e = errs_.errors[ei];
-      out_.errorTexts.push_back(e.where + "error: " + e.message);
+      // nvcc's warning #20054-D (compile_errors.h): said as a warning, not counted as an error.
+      const bool nvccWarning = e.message == "initialization is not supported for __shared__ variables" &&
+                               e.loc.isValid() && nvccOnlyWarnsAtSharedInit(rc.ast(), e.loc);
+      if (nvccWarning) --out_.rawErrors;
+      else out_.errorTexts.push_back(e.where + "error: " + e.message);
       if (e.loc.isInvalid()) continue;
       clang::SourceLocation at = e.loc;
       std::string origin;
@@ -411,10 +415,11 @@ class LintConsumer : public clang::ASTConsumer {
       if (!lines.insert({span.begin.file, span.begin.line}).second) continue;  // one per line
       CompileError ce;
       ce.span = span;
-      ce.message = origin + e.message + compileErrorHint(e.message);  // analyzer/engine/compile_errors.cpp
+      ce.message = origin + (nvccWarning ? std::string(kNvccWarnsSharedInit) : e.message + compileErrorHint(e.message));
+      ce.nvccWarning = nvccWarning;
       ce.inTarget = direct;
       ce.deviceCode = direct && device[ei];
-      if (direct) ++out_.errorsInTarget;
+      if (direct && !nvccWarning) ++out_.errorsInTarget;
       out_.errors.push_back(std::move(ce));
       errorLocs_.push_back(direct ? e.loc : clang::SourceLocation());
     }

@@ -61,6 +61,8 @@ class LaunchChevronFS : public llvm::vfs::ProxyFileSystem {
     std::string text = (*buf)->getBuffer().str();
     bool changed = text.find("<<") != std::string::npos && normalizeLaunchChevrons(text);
     changed = splitReservedLiteralSuffixes(text) || changed;  // `extern "C"__global__` (nvcc_lexing.h)
+    changed = pragmaMacrosAsOperators(text) || changed;       // `#define UNROLL #pragma unroll`
+    changed = commaSeparateAsmOperands(text) || changed;      // `: "r"(a) "r"(b))`
     if (!changed) return ProxyFileSystem::openFileForRead(path);
     return std::unique_ptr<llvm::vfs::File>(new PatchedFile(*st, std::move(text)));
   }
@@ -278,7 +280,7 @@ void keepDeviceCodeErrors(ParseResult& host, const ParseResult& device) {
     if (!e.deviceCode || e.removedApi || !lines.insert({e.span.begin.file, e.span.begin.line}).second) continue;
     host.errors.push_back(e);
     ++host.rawErrors;
-    if (e.inTarget) ++host.errorsInTarget;
+    if (e.inTarget && !e.nvccWarning) ++host.errorsInTarget;
   }
 }
 

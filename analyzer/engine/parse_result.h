@@ -62,6 +62,7 @@ struct CompileError {
   bool inTarget = true; // located in the linted file itself (not attributed to an #include line)
   bool removedApi = false;  // a use of an API nvcc 13 rejects (compile_errors.h), not a Clang error
   bool deviceCode = false;  // inside a function compiled for the GPU (inDeviceCode)
+  bool nvccWarning = false; // nvcc only warns here (a finding of warning severity, not an error)
 };
 struct SkippedKernel {
   std::string name;
