@@ -376,6 +376,25 @@ class LintConsumer : public clang::ASTConsumer {
     return -1;
   }
 
+  // Where a linted file includes the header of `fid`, or one of the headers that include it,
+  // although the parse entered it earlier through the includer's own code (a file analysed through
+  // its includer: its #include of a header the includer already read is guarded away). Invalid if
+  // none.
+  clang::SourceLocation includedByLintedFile(const clang::SourceManager& sm, const LintedFiles& files,
+                                             clang::FileID fid) const {
+    for (int depth = 0; fid.isValid() && depth < 64; ++depth) {
+      auto entry = sm.getFileEntryRefForID(fid);
+      if (!entry) break;
+      std::string path = std::string(entry->getFileEntry().tryGetRealPathName());
+      for (const auto& [hash, file] : errs_.includes)
+        if (!path.empty() && file == path && files.contains(hash)) return hash;
+      clang::SourceLocation up = sm.getIncludeLoc(fid);
+      if (up.isInvalid()) break;
+      fid = sm.getFileID(up);
+    }
+    return {};
+  }
+
   // Errors in the linted files as findings; an error in a header the file includes is reported at
   // the #include line that brings it in.
   void collectErrors(const clang::SourceManager& sm, const LintedFiles& files, RuleContext& rc) {
@@ -402,6 +421,7 @@ class LintConsumer : public clang::ASTConsumer {
         std::string header = std::string(sm.getFilename(at));
         unsigned hline = sm.getExpansionLineNumber(at);
         while (inc.isValid() && !files.contains(inc)) inc = sm.getIncludeLoc(sm.getFileID(inc));
+        if (inc.isInvalid() && !sm.isInSystemHeader(at)) inc = includedByLintedFile(sm, files, fid);
         if (inc.isInvalid()) {
           // Not reached through an #include of a linted file (a forced header, the includer's own
           // code): the includer's errors are not this file's; anything else is shown at line 1.

@@ -71,6 +71,20 @@ class LaunchChevronFS : public llvm::vfs::ProxyFileSystem {
   std::vector<std::string> skip_;
 };
 
+// Every #include and the file it resolved to (ErrorCollector::includes).
+class IncludeLog : public clang::PPCallbacks {
+ public:
+  explicit IncludeLog(ErrorCollector& errs) : errs_(errs) {}
+  void InclusionDirective(clang::SourceLocation hash, const clang::Token&, llvm::StringRef, bool, clang::CharSourceRange,
+                          clang::OptionalFileEntryRef file, llvm::StringRef, llvm::StringRef, const clang::Module*, bool,
+                          clang::SrcMgr::CharacteristicKind) override {
+    if (file) errs_.includes.emplace_back(hash, std::string(file->getFileEntry().tryGetRealPathName()));
+  }
+
+ private:
+  ErrorCollector& errs_;
+};
+
 // --verbose: includes resolved through the project-layout fallback folders.
 class LayoutLog : public clang::PPCallbacks {
  public:
@@ -101,6 +115,7 @@ class LintAction : public clang::ASTFrontendAction {
     // A missing #include is fatal to Clang (nothing after it would be checked): make it a plain
     // error so the rest of the file is parsed and analysed.
     ci.getDiagnostics().setFatalsAsError(true);
+    ci.getPreprocessor().addPPCallbacks(std::make_unique<IncludeLog>(errs_));
     if (!layoutDirs_.empty())
       ci.getPreprocessor().addPPCallbacks(std::make_unique<LayoutLog>(layoutDirs_, out_.log));
     return true;

@@ -53,6 +53,10 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     errors.push_back(std::move(e));
   }
   std::vector<RawError> errors;
+  // Every #include directive of the parse, guarded-away ones too: where it is (valid while the
+  // SourceManager lives) and the real path of the file it names. An error in a header a linted file
+  // includes is that file's, even where the includer's parse entered the header earlier.
+  std::vector<std::pair<clang::SourceLocation, std::string>> includes;
 };
 
 // What one parse of a file produced.
