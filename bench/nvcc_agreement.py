@@ -45,6 +45,41 @@ MISSING_RES = [re.compile(r"fatal error: ([^:\s]+): No such file or directory"),
 ERROR_RE = re.compile(r"(\berror\b|\bfatal\b)", re.I)
 
 
+# Files written for a verifier whose compiler force-includes a header of its own that declares the
+# annotations: GPUVerify's test suite is compiled by GPUVerify.py with `-include cuda.h` from
+# bugle's include-blang (its annotations __requires, __enabled, __assert, __axiom, ... and curand),
+# which is not installed; nvcc, given `#include <cuda.h>`, reads the toolkit's. Such a file depends
+# on a third-party header that nvcc does not have, like a missing mpi.h, but nvcc says so as an
+# undeclared reserved name (or, for `__axiom(...);` at file scope, a declaration without a type).
+# gpuopt-lint declares the annotations on purpose (analyzer/cuda_stub/gpuopt_gpuverify.h) so that
+# these kernels are analysed: the rows are counted apart ("verifier hdr"), not as disagreements.
+VERIFIER_HEADERS = {"gpuverify": "GPUVerify's cuda.h (bugle include-blang, force-included by GPUVerify.py)"}
+ANNOTATION_RE = re.compile(r'identifier "(__[A-Za-z_]\w*)" is undefined')
+
+
+def verifier_header(project, text):
+    """The verifier's header a row's nvcc failure comes from, or None."""
+    if project not in VERIFIER_HEADERS or not text:
+        return None
+    if ANNOTATION_RE.search(text):
+        return VERIFIER_HEADERS[project]
+    m = re.match(r"(.+?)\((\d+)\): error: this declaration has no storage class or type specifier", text)
+    if m:
+        try:
+            line = open(m.group(1), errors="replace").read().splitlines()[int(m.group(2)) - 1]
+        except (OSError, IndexError):
+            return None
+        if re.match(r"\s*__\w+\s*\(", line):  # `__axiom(...);` at file scope
+            return VERIFIER_HEADERS[project]
+    return None
+
+
+def error_file(text):
+    """The file an nvcc error line names (`F(12): error` or `F:12:3: fatal error`)."""
+    m = re.match(r"(.+?)(?:\((\d+)\)|:(\d+):\d+):", text)
+    return os.path.normpath(m.group(1)) if m else None
+
+
 def first_error(text):
     for line in text.splitlines():
         if ERROR_RE.search(line) and not re.search(r"\bwarning\b", line, re.I):
@@ -173,11 +208,21 @@ def main():
     p.add_argument("--cached-only", action="store_true",
                    help="run no nvcc: rows without a cached nvcc result are counted as pending")
     p.add_argument("--list", action="store_true", help="list every disagreement (paths, first errors)")
+    p.add_argument("--sample", type=int, metavar="N",
+                   help="a fixed subset: per project and kind, the N rows first in sha256(project/path) order "
+                        "(rows outside it are not counted; for projects whose nvcc results are too slow to compute)")
     args = p.parse_args()
     if args.nice:
         os.nice(args.nice)
     projects = {q.name: q for q in corpus.load_projects(args.corpus)}
     rows = corpus_sweep.select(corpus.read_manifest_rows(corpus.MANIFEST), args)
+    if args.sample:
+        key = lambda r: hashlib.sha256(f"sample/{r['project']}/{r['path']}".encode()).hexdigest()
+        picked = collections.defaultdict(list)
+        for r in sorted(rows, key=key):
+            if len(picked[(r["project"], r["kind"])]) < args.sample:
+                picked[(r["project"], r["kind"])].append(r)
+        rows = [r for group in picked.values() for r in group]
     nv_dir = os.path.join(args.results, "_nvcc")
     os.makedirs(nv_dir, exist_ok=True)
     cache = Cache(os.path.join(nv_dir, "cache.json"))
@@ -228,12 +273,29 @@ def report(args, rows, nv, projects, out_dir):
         if r["kind"] == "header" and not ok and r.get("via"):
             via = nv.get((r["project"], r["via"], "unit"))
             ok = bool(via and via["rc"] == 0)
+            if via and not ok:
+                # The header fails alone (it needs its includer's declarations) and so does its
+                # includer: the includer's reason is the header's when it is a missing header (the
+                # header is used only through it); an error in the includer's own code says nothing
+                # of the header, which nvcc then never judged.
+                if via.get("missing"):
+                    res = via
+                elif error_file(via.get("first_error", "")) == os.path.join(projects[r["project"]].root, r["via"]):
+                    groups[(r["project"], r["kind"])]["includer fails in its own code"] += 1
+                    listing.append(("includer-fails", r, via, 0, None))
+                    continue
         msgs = lint_side(rec, base + ".json")
         g = groups[(r["project"], r["kind"])]
         g["rows"] += 1
         g["nvcc ok" if ok else "nvcc fails"] += 1
         if rec["timeout"] or rec["crash"]:
             g["lint crash/time-out"] += 1
+            continue
+        verifier = None if ok else verifier_header(r["project"], res.get("first_error", ""))
+        if verifier:
+            g["verifier header"] += 1
+            g["  ...analysed, no compile-error" if not msgs and rec.get("kernels") else "  ...compile-error or no kernel"] += 1
+            listing.append(("verifier-header", r, res, len(msgs), rec["rc"]))
             continue
         third = None
         if not ok and res.get("missing"):
@@ -265,9 +327,11 @@ def report(args, rows, nv, projects, out_dir):
     keys = ["rows", "nvcc ok", "nvcc fails", "both ok", "both fail", "DISAGREE: compile-error, nvcc ok",
             "DISAGREE: nvcc error, no compile-error", "exit 2, nvcc ok", "missing third-party header",
             "  ...one finding naming it", "  ...naming it among more findings", "  ...not named",
+            "verifier header", "  ...analysed, no compile-error", "includer fails in its own code",
             "lint crash/time-out", "no lint result", "nvcc pending", "nvcc time-out"]
     short = ["rows", "nvcc ok", "nvcc fails", "both ok", "both fail", "false errors", "missed errors",
-             "exit 2 nvcc ok", "3rd-party hdr", "one naming it", "named among more", "not named", "lint crash/TO",
+             "exit 2 nvcc ok", "3rd-party hdr", "one naming it", "named among more", "not named", "verifier hdr",
+             "analysed clean", "includer fails", "lint crash/TO",
              "no lint", "nvcc pending", "nvcc TO"]
     md = [f"## nvcc agreement, sweep `{args.label}`", "",
           "| project | kind | " + " | ".join(short) + " |", "|" + "---|" * (len(short) + 2)]
@@ -304,7 +368,7 @@ def report(args, rows, nv, projects, out_dir):
                                                f"ok through {r['via']} (alone: {res['first_error'][:160]})"
                                                if cls == "false-error" else res["first_error"][:200]))
     text = "\n".join(md) + "\n"
-    if not args.project and not args.half and args.kind == "all":
+    if not args.project and not args.half and args.kind == "all" and not args.sample:
         with open(os.path.join(out_dir, "nvcc_agreement.md"), "w") as fh:
             fh.write(text)
     print(text)

@@ -1,6 +1,9 @@
 #include "rules/bank_conflict.h"
 
+#include <clang/AST/ParentMapContext.h>
+#include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/AST/TypeLoc.h>
+#include <clang/Lex/Lexer.h>
 #include <fmt/format.h>
 
 #include <map>
@@ -69,6 +72,89 @@ Conflict conflictOf(const Access& a, llvm::ArrayRef<unsigned> lanes) {
   return best;
 }
 
+
+// Padding sized for 16 banks: an index term `x >> 4` (GPU Gems' CONFLICT_FREE_OFFSET with
+// LOG_NUM_BANKS 4, written for the 16 banks of GPUs before Fermi) in the subscript or in what was
+// assigned to a variable of it in the same function. Returns how the code spells it (the macro
+// that expands to it, or the shift itself), or "".
+struct ShiftBy4Finder : clang::RecursiveASTVisitor<ShiftBy4Finder> {
+  clang::ASTContext& ctx;
+  const clang::BinaryOperator* found = nullptr;
+  explicit ShiftBy4Finder(clang::ASTContext& c) : ctx(c) {}
+  bool VisitBinaryOperator(clang::BinaryOperator* b) {
+    if (b->getOpcode() != clang::BO_Shr || b->getLHS()->isValueDependent() || b->getRHS()->isValueDependent()) return true;
+    clang::Expr::EvalResult r;
+    if (!b->getRHS()->EvaluateAsInt(r, ctx) || r.Val.getInt() != 4) return true;
+    if (b->getLHS()->EvaluateAsInt(r, ctx)) return true;  // a constant shifted: not a padding term
+    found = b;
+    return false;
+  }
+};
+
+const clang::BinaryOperator* shiftBy4In(clang::ASTContext& ctx, const clang::Stmt* s) {
+  if (!s) return nullptr;
+  ShiftBy4Finder f(ctx);
+  f.TraverseStmt(const_cast<clang::Stmt*>(s));
+  return f.found;
+}
+
+std::string sixteenBankPadding(clang::ASTContext& ctx, const clang::Expr* access) {
+  const auto* sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(access->IgnoreParenImpCasts());
+  if (!sub) return "";
+  const clang::Expr* index = sub->getIdx();
+  const clang::BinaryOperator* shift = shiftBy4In(ctx, index);
+  if (!shift) {
+    // Variables of the index and what the function assigns to them (`ai += OFFSET(ai)`).
+    std::set<const clang::VarDecl*> vars;
+    struct Refs : clang::RecursiveASTVisitor<Refs> {
+      std::set<const clang::VarDecl*>* out;
+      bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
+        if (auto* v = llvm::dyn_cast<clang::VarDecl>(e->getDecl())) out->insert(v);
+        return true;
+      }
+    } refs;
+    refs.out = &vars;
+    refs.TraverseStmt(const_cast<clang::Expr*>(index));
+    const clang::FunctionDecl* fn = nullptr;
+    for (clang::DynTypedNodeList ps = ctx.getParents(*access); !ps.empty() && !fn;) {
+      if ((fn = ps[0].get<clang::FunctionDecl>())) break;
+      if (const auto* st = ps[0].get<clang::Stmt>()) ps = ctx.getParents(*st);
+      else if (const auto* d = ps[0].get<clang::Decl>()) ps = ctx.getParents(*d);
+      else break;
+    }
+    if (!fn || !fn->hasBody()) return "";
+    struct Sets : clang::RecursiveASTVisitor<Sets> {
+      clang::ASTContext* ctx;
+      const std::set<const clang::VarDecl*>* vars;
+      const clang::BinaryOperator* found = nullptr;
+      bool VisitBinaryOperator(clang::BinaryOperator* b) {
+        if (!b->isAssignmentOp()) return true;
+        auto* lhs = llvm::dyn_cast<clang::DeclRefExpr>(b->getLHS()->IgnoreParenImpCasts());
+        if (lhs && vars->count(llvm::dyn_cast<clang::VarDecl>(lhs->getDecl()))) found = shiftBy4In(*ctx, b->getRHS());
+        return !found;
+      }
+      bool VisitVarDecl(clang::VarDecl* v) {
+        if (vars->count(v) && v->getInit()) found = shiftBy4In(*ctx, v->getInit());
+        return !found;
+      }
+    } sets;
+    sets.ctx = &ctx;
+    sets.vars = &vars;
+    sets.TraverseStmt(fn->getBody());
+    shift = sets.found;
+  }
+  if (!shift) return "";
+  const auto& sm = ctx.getSourceManager();
+  clang::SourceLocation loc = shift->getBeginLoc();
+  std::string macro;
+  while (loc.isMacroID()) {
+    // The outermost macro the shift comes from (CONFLICT_FREE_OFFSET, not LOG_NUM_BANKS).
+    if (sm.isMacroArgExpansion(loc)) { loc = sm.getImmediateSpellingLoc(loc); continue; }
+    macro = clang::Lexer::getImmediateMacroName(loc, sm, ctx.getLangOpts()).str();
+    loc = sm.getImmediateMacroCallerLoc(loc);
+  }
+  return macro.empty() ? std::string("a '>> 4' padding term") : "'" + macro + "' (a '>> 4' padding term)";
+}
 }  // namespace
 
 void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
@@ -124,6 +210,14 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
                                      : "make consecutive lanes access consecutive 4-byte words (sequential addressing), or "
                                        "use an odd stride / padding so that the lanes spread over all 32 banks";
     d.fixIts = layout.edits;
+    // Padding written for the lectures' era: today's 32 banks need one pad word per 32 elements.
+    if (std::string pad = sixteenBankPadding(m.ast(), e); !pad.empty()) {
+      d.message += fmt::format("; the index is padded with {}, one pad word per 16 elements: sized for the 16 "
+                               "banks of GPUs before Fermi, while today's GPUs have 32 banks", pad);
+      d.fixHint = "pad for 32 banks: shift by 5 instead of 4 (LOG_NUM_BANKS 5: one pad word per 32 elements, half "
+                  "the padding)";
+      d.fixIts.clear();
+    }
     addCallSiteNote(a, rc, d);
     setFrequencyImpact(m, a.expr, a.callSite, d);
     rc.report(std::move(d));

@@ -34,11 +34,22 @@ Split analyse(const Branch& b, unsigned warps) {
     auto lanes = warpLanes(b.active, w);
     if (lanes.empty()) continue;
     ++s.activeWarps;
-    std::map<int, unsigned> count;
-    for (unsigned t : lanes) ++count[b.path[t]];
+    // Lanes per path, ordered by path (a handful of paths: a sorted small vector, not a map: this
+    // runs for every branch record and warp).
+    llvm::SmallVector<std::pair<int, unsigned>, 4> count;
+    for (unsigned t : lanes) {
+      int p = b.path[t];
+      auto at = std::lower_bound(count.begin(), count.end(), p, [](const auto& e, int v) { return e.first < v; });
+      if (at != count.end() && at->first == p) ++at->second;
+      else count.insert(at, {p, 1u});
+    }
     if (count.size() < 2) continue;
     ++s.divergentWarps;
-    unsigned taken = repeats(b) ? count[1] : count.count(1) ? count[1] : lanes.size() - count.begin()->second;
+    auto one = std::find_if(count.begin(), count.end(), [](const auto& e) { return e.first == 1; });
+    bool hasOne = one != count.end();
+    unsigned taken = hasOne ? one->second : repeats(b) ? 0u : static_cast<unsigned>(lanes.size()) - count.front().second;
+    // A repeating loop counts the path "continues" even when no lane of this warp takes it.
+    size_t paths = count.size() + (repeats(b) && !hasOne ? 1 : 0);
     if (taken != 1) s.singleLane = false;
     if (first) {
       s.firstWarp = w;
@@ -47,7 +58,7 @@ Split analyse(const Branch& b, unsigned warps) {
     // Every divergent warp counts: the split of the first one is not the split of the others.
     s.taken += taken;
     s.total += static_cast<unsigned>(lanes.size());
-    s.paths = std::max(s.paths, static_cast<unsigned>(count.size()));
+    s.paths = std::max(s.paths, static_cast<unsigned>(paths));
     ++s.dist[{taken, static_cast<unsigned>(lanes.size())}];
   }
   return s;

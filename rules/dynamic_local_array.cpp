@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <set>
 
 #include "analyzer/rule/rule_context.h"
 #include "rules/cost.h"
@@ -40,7 +39,17 @@ bool movesWithRuntimeLoop(const PerIteration& perIter) {
 }
 
 // Why an index is not a compile-time constant after unrolling, or "" when it is one.
-std::string runTimeIndex(const Access& a, const std::set<int64_t>& addressesOfExpr, const PerIteration& perIter) {
+// Whether an expression takes more than one address over all its records and lanes.
+struct Distinct {
+  int64_t first = 0;
+  bool have = false, many = false;
+  void add(int64_t v) {
+    if (!have) first = v, have = true;
+    else if (v != first) many = true;
+  }
+};
+
+std::string runTimeIndex(const Access& a, const Distinct& addressesOfExpr, const PerIteration& perIter) {
   if (a.data || (!a.known && !a.symbolic)) return "it depends on data";
   if (a.symbolic) return "it depends on a kernel parameter or blockIdx";
   if (!a.known) return "it is not known";
@@ -54,18 +63,20 @@ std::string runTimeIndex(const Access& a, const std::set<int64_t>& addressesOfEx
   // A loop with a run-time trip count is not unrolled: an index that moves with it is a variable.
   // One that takes the same addresses in every iteration of it moves only with loops inside it
   // that have a constant trip count (unrolled: constant indices).
-  if (a.inRuntimeLoop && addressesOfExpr.size() > 1 && movesWithRuntimeLoop(perIter))
+  if (a.inRuntimeLoop && addressesOfExpr.many && movesWithRuntimeLoop(perIter))
     return "it moves with a loop whose trip count is known only at run time";
   return "";
 }
 }  // namespace
 
 void DynamicLocalArrayRule::checkKernel(const KernelModel& m, RuleContext& rc) {
-  std::map<const clang::Expr*, std::set<int64_t>> addrs;
-  for (const auto& a : m.accesses())
-    if (a.space == MemSpace::Local && a.known && !a.symbolic)
-      for (unsigned t = 0; t < a.mask.size(); ++t)
-        if (a.mask[t]) addrs[a.expr].insert(a.addr[t]);
+  std::map<const clang::Expr*, Distinct> addrs;
+  for (const auto& a : m.accesses()) {
+    if (a.space != MemSpace::Local || !a.known || a.symbolic) continue;
+    Distinct& d = addrs[a.expr];
+    for (unsigned t = 0; t < a.mask.size() && !d.many; ++t)
+      if (a.mask[t]) d.add(a.addr[t]);
+  }
   struct Use {
     const Access* write = nullptr;  // the first write with a run-time index
     const Access* read = nullptr;   // the first read with one

@@ -10,7 +10,7 @@ class PageableMemcpyRule final : public Rule {
       "pageable-memcpy",
       "cudaMemcpy between the device and pageable host memory inside a loop (or any cudaMemcpyAsync "
       "from pageable memory)",
-      Severity::Warning, "pageable-memcpy", "max-trips max-bytes"};
+      Severity::Warning, "pageable-memcpy", "max-trips max-bytes max-small-bytes"};
   const RuleInfo& info() const override { return kInfo; }
   void checkTranslationUnit(clang::ASTContext& ctx, RuleContext& rc) override;
 };

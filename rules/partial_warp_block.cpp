@@ -62,6 +62,9 @@ void checkWorkSplits(const KernelModel& m, RuleContext& rc, const RuleInfo& info
         n, n, cond, warp, idle, share, warpsRunning, warpsRunning == 1 ? "" : "s", n, atContext(b.context));
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
     Diagnostic d = rc.make(info, rc.span(b.cond ? static_cast<const clang::Stmt*>(b.cond) : b.stmt), msg);
+    // The cost is the idle lanes' share of the lanes running the path (below `min-impact`: a note).
+    d.impact = share / 100.0;
+    d.impactText = fmt::format("{:.0f}% of the lanes running it idle", share);
     d.fixHint = fmt::format("split the work at a multiple of 32 threads ({} or {}), or spread it over whole warps "
                             "(a loop with stride blockDim.x)", n / 32 * 32, (n / 32 + 1) * 32);
     rc.report(std::move(d));
@@ -146,6 +149,8 @@ void PartialWarpBlockRule::checkKernel(const KernelModel& m, RuleContext& rc) {
                                 bounds ? "__launch_bounds__" : "the block of this launch", m.kernel()->getNameAsString(),
                                 shape, warps, warps == 1 ? "" : "s", idle, share);
   Diagnostic d = rc.make(kInfo, rc.span(where), msg);
+  d.impact = share / 100.0;  // the block's idle lanes: what the waste costs
+  d.impactText = fmt::format("{:.0f}% of the block's lanes idle", share);
   d.notes.push_back({rc.span(m.kernel()->getLocation()), "kernel declared here"});
   if (down > 0)
     d.fixHint = fmt::format("use a multiple of 32 threads per block ({} or {}) and guard the tail with 'if (i < n)'",

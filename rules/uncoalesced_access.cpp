@@ -88,10 +88,11 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
           c.sectors = std::min<unsigned>(c.sectors, static_cast<unsigned>((span + 31) / 32 + 1));
         }
       } else {
-        std::set<int64_t> sec;
+        llvm::SmallVector<int64_t, 64> sec;
         for (unsigned t : lanes)
-          for (int64_t s = floorDiv(a.addr[t], 32); s <= floorDiv(a.addr[t] + a.elemSize - 1, 32); ++s) sec.insert(s);
-        c.sectors = static_cast<unsigned>(sec.size());
+          for (int64_t s = floorDiv(a.addr[t], 32); s <= floorDiv(a.addr[t] + a.elemSize - 1, 32); ++s) sec.push_back(s);
+        llvm::sort(sec);
+        c.sectors = static_cast<unsigned>(std::unique(sec.begin(), sec.end()) - sec.begin());
         // Neighbouring lanes at neighbouring elements: coalesced, at most one sector more than
         // the bytes need when the start is not sector-aligned (misalignment alone is not reported:
         // it depends on run-time offsets and costs one sector, see the rule's doc).
@@ -167,7 +168,11 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     }
     msg += atContext(a.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
+    // How far apart a gather's lanes land is data the code does not give (sorted indices touch few
+    // sectors, random ones many): a possible cost, said as a note, never a warning.
+    if (c.random) msg += "; possible: the figure assumes the indices in memory are scattered";
     Diagnostic d = rc.make(kInfo, rc.span(a.expr), msg);
+    if (c.random) d.severity = Severity::Note;
     d.measuredTag = uncoalescedImpact(c.random, c.sectors, c.ideal, c.tableBytes);
     d.predicted = {{"sectors", c.sectors}, {"usefulSectors", c.ideal}, {"store", storeOnly ? 1 : 0},
                    {"random", c.random ? 1 : 0}};

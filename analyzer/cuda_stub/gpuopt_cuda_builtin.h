@@ -23,6 +23,12 @@
 #define __grid_constant__
 #define CUDART_VERSION 12080
 #define __CUDACC__ 1
+// nvcc's own macros, as gpuopt_nvcc_compat.h defines them with a toolkit (the version of these
+// declarations).
+#define __NVCC__ 1
+#define __CUDACC_VER_MAJOR__ 12
+#define __CUDACC_VER_MINOR__ 8
+#define __CUDACC_VER_BUILD__ 0
 
 struct uint3 { unsigned int x, y, z; };
 #include "__clang_cuda_builtin_vars.h"

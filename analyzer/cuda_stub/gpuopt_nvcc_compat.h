@@ -39,10 +39,11 @@ __attribute__((host)) inline double max(float a, double b) { return max(static_c
 __attribute__((host)) inline double max(double a, float b) { return max(a, static_cast<double>(b)); }
 __attribute__((host)) inline double min(float a, double b) { return min(static_cast<double>(a), b); }
 __attribute__((host)) inline double min(double a, float b) { return min(a, static_cast<double>(b)); }
-// nvcc's crt/common_functions.h brings these C headers into every translation unit; code that
-// relies on it (time(), memcpy, printf without an include) compiles with nvcc.
-#include <assert.h>
-#include <stdio.h>
+// nvcc's crt/common_functions.h brings <string.h> and <time.h> into every translation unit (and
+// its host headers <stdlib.h>): code that relies on it (time(), memcpy, malloc without an include)
+// compiles with nvcc. <stdio.h> and <assert.h> it includes only in the device pass (under
+// __CUDA_ARCH__): the host pass, which also reads every __device__ body, rejects printf and assert
+// without their header ("identifier is undefined", checked with nvcc 13 -c), so they are not here.
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -61,4 +62,19 @@ using std::signbit;
 #include "gpuopt_nvcc_builtins.h"
 #include "gpuopt_sm32_intrinsics.h"
 #include "gpuopt_gpuverify.h"
+
+// What nvcc defines and Clang does not (after the toolkit's own headers, which Clang's wrapper has
+// read already, so that they keep Clang's configuration): code selects nvcc's paths with them
+// (`#if __CUDACC_VER_MAJOR__ >= 9` picks __shfl_down_sync, `#ifdef __NVCC__` declares kernels or
+// __host__ __device__ qualifiers). CCCL, nv/target and cooperative groups, read later, see them too
+// and parse as under nvcc (checked with thrust, cub, cuda::barrier, cooperative groups, mma.h,
+// NV_IF_TARGET). The version is the toolkit's (cuda.h's CUDA_VERSION).
+#if defined(CUDA_VERSION) && !defined(__CUDACC_VER_MAJOR__)
+#define __CUDACC_VER_MAJOR__ (CUDA_VERSION / 1000)
+#define __CUDACC_VER_MINOR__ (CUDA_VERSION % 1000 / 10)
+#define __CUDACC_VER_BUILD__ 0
+#endif
+#ifndef __NVCC__
+#define __NVCC__ 1
+#endif
 #endif

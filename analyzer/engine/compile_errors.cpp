@@ -222,6 +222,26 @@ struct RemovedApiFinder : clang::RecursiveASTVisitor<RemovedApiFinder> {
   // (nvcc does not reject `__shfl_up(v, 1)` in a template nothing instantiates): the instantiations
   // are visited instead, and a use there is reported at the template's line.
   bool shouldVisitTemplateInstantiations() const { return true; }
+  // nvcc: "zero-sized variable is not allowed in device code" (a __device__, __shared__ or
+  // __constant__ variable, or a local of a function compiled for the GPU, whose type has size 0:
+  // `T a[0]`, a struct holding only one); Clang accepts zero-length arrays as a GNU extension.
+  bool VisitVarDecl(clang::VarDecl* v) {
+    if (llvm::isa<clang::ParmVarDecl>(v) || v->isInvalidDecl()) return true;
+    clang::QualType t = v->getType();
+    if (t.isNull() || t->isDependentType() || t->isIncompleteType() || t->isReferenceType()) return true;
+    bool device = v->hasAttr<clang::CUDADeviceAttr>() || v->hasAttr<clang::CUDASharedAttr>() ||
+                  v->hasAttr<clang::CUDAConstantAttr>();
+    if (!device && v->isLocalVarDecl())
+      if (const auto* f = llvm::dyn_cast_or_null<clang::FunctionDecl>(v->getParentFunctionOrMethod()))
+        device = f->hasAttr<clang::CUDADeviceAttr>() || f->hasAttr<clang::CUDAGlobalAttr>();
+    if (!device || v->getDeclContext()->isDependentContext() || !ctx.getTypeSizeInChars(t).isZero()) return true;
+    report(v->getLocation(),
+           fmt::format("zero-sized variable '{}' is not allowed in device code, and nvcc 13 rejects it (Clang accepts "
+                       "a zero-length array as a GNU extension): give it at least one element, or declare it "
+                       "`extern __shared__ T name[]` and size it at launch",
+                       v->getNameAsString()));
+    return true;
+  }
   bool VisitMemberExpr(clang::MemberExpr* e) {
     report(e->getMemberLoc(), removed(e->getMemberDecl()));
     return true;
@@ -293,6 +313,35 @@ std::vector<RemovedApiUse> findRemovedApiUses(clang::ASTContext& ctx, const Lint
   f.TraverseAST(ctx);
   if (!ctx.Idents.get("__CUDACC_RDC__").hasMacroDefinition()) UndefinedDeviceCalls(f).run(ctx);
   return std::move(f.uses);
+}
+
+const char* const kNvccWarnsSharedInit =
+    "dynamic initialization of a function-scope __shared__ variable: nvcc 13 only warns (#20054-D) and runs no "
+    "constructor, but Clang's CUDA mode rejects it ('initialization is not supported for __shared__ variables'), so "
+    "the kernel declaring it could not be analysed; a type whose default constructor is empty (initialised by one "
+    "thread after the declaration) compiles for both";
+
+bool nvccOnlyWarnsAtSharedInit(clang::ASTContext& ctx, clang::SourceLocation loc) {
+  struct Find : clang::RecursiveASTVisitor<Find> {
+    clang::SourceManager& sm;
+    clang::SourceLocation at;
+    bool found = false;
+    Find(clang::SourceManager& s, clang::SourceLocation l) : sm(s), at(l) {}
+    bool shouldVisitTemplateInstantiations() const { return true; }
+    bool VisitVarDecl(clang::VarDecl* v) {
+      if (sm.getExpansionLoc(v->getLocation()) != at || !v->hasAttr<clang::CUDASharedAttr>() || !v->isLocalVarDecl())
+        return true;
+      const clang::Expr* init = v->getInit();
+      if (const auto* ewc = llvm::dyn_cast_or_null<clang::ExprWithCleanups>(init)) init = ewc->getSubExpr();
+      const auto* ce = llvm::dyn_cast_or_null<clang::CXXConstructExpr>(init);
+      // No initializer written: the default constructor, implicitly (`__shared__ T s;`).
+      if (ce && ce->getNumArgs() == 0 && !ce->isListInitialization() && ce->getParenOrBraceRange().isInvalid())
+        found = true;
+      return !found;
+    }
+  } f(ctx.getSourceManager(), loc);
+  f.TraverseAST(ctx);
+  return f.found;
 }
 
 std::vector<bool> inDeviceCode(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& locs) {

@@ -65,6 +65,17 @@ struct RemovedApiUse {
 std::vector<RemovedApiUse> findRemovedApiUses(clang::ASTContext& ctx, const LintedFiles& files,
                                               const std::string& bundledDir);
 
+// Clang's "initialization is not supported for __shared__ variables" at `loc` (an expansion
+// location) is about a function-scope __shared__ variable with no initializer of its own whose type
+// has a constructor that is not empty (`__shared__ cuda::barrier<...> b;`): nvcc 13 only warns
+// (#20054-D: dynamic initialization is not supported for a function-scope static __shared__
+// variable) and runs no constructor, so it is no compile error. A written initializer, or a
+// variable at namespace scope, stays an error (nvcc rejects both). Clang has already replaced the
+// variable's uses by error nodes, so the kernel cannot be analysed: the finding says so at
+// warning severity (kNvccWarnsSharedInit), as nvcc's own warning, never as an error.
+extern const char* const kNvccWarnsSharedInit;
+bool nvccOnlyWarnsAtSharedInit(clang::ASTContext& ctx, clang::SourceLocation loc);
+
 // For each location (expansion locations of errors): whether it lies inside the body of a
 // function compiled for the GPU (__global__, __device__, __host__ __device__). The device-side
 // parse's errors there are nvcc's too, even when the host-side parse of the file has fewer errors.

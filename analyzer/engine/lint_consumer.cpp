@@ -376,6 +376,25 @@ class LintConsumer : public clang::ASTConsumer {
     return -1;
   }
 
+  // Where a linted file includes the header of `fid`, or one of the headers that include it,
+  // although the parse entered it earlier through the includer's own code (a file analysed through
+  // its includer: its #include of a header the includer already read is guarded away). Invalid if
+  // none.
+  clang::SourceLocation includedByLintedFile(const clang::SourceManager& sm, const LintedFiles& files,
+                                             clang::FileID fid) const {
+    for (int depth = 0; fid.isValid() && depth < 64; ++depth) {
+      auto entry = sm.getFileEntryRefForID(fid);
+      if (!entry) break;
+      std::string path = std::string(entry->getFileEntry().tryGetRealPathName());
+      for (const auto& [hash, file] : errs_.includes)
+        if (!path.empty() && file == path && files.contains(hash)) return hash;
+      clang::SourceLocation up = sm.getIncludeLoc(fid);
+      if (up.isInvalid()) break;
+      fid = sm.getFileID(up);
+    }
+    return {};
+  }
+
   // Errors in the linted files as findings; an error in a header the file includes is reported at
   // the #include line that brings it in.
   void collectErrors(const clang::SourceManager& sm, const LintedFiles& files, RuleContext& rc) {
@@ -386,7 +405,11 @@ class LintConsumer : public clang::ASTConsumer {
     std::vector<bool> device = errs_.errors.empty() ? std::vector<bool>{} : inDeviceCode(rc.ast(), locs);
     for (size_t ei = 0; ei < errs_.errors.size(); ++ei) {
       const auto& e = errs_.errors[ei];
-      out_.errorTexts.push_back(e.where + "error: " + e.message);
+      // nvcc's warning #20054-D (compile_errors.h): said as a warning, not counted as an error.
+      const bool nvccWarning = e.message == "initialization is not supported for __shared__ variables" &&
+                               e.loc.isValid() && nvccOnlyWarnsAtSharedInit(rc.ast(), e.loc);
+      if (nvccWarning) --out_.rawErrors;
+      else out_.errorTexts.push_back(e.where + "error: " + e.message);
       if (e.loc.isInvalid()) continue;
       clang::SourceLocation at = e.loc;
       std::string origin;
@@ -398,6 +421,7 @@ class LintConsumer : public clang::ASTConsumer {
         std::string header = std::string(sm.getFilename(at));
         unsigned hline = sm.getExpansionLineNumber(at);
         while (inc.isValid() && !files.contains(inc)) inc = sm.getIncludeLoc(sm.getFileID(inc));
+        if (inc.isInvalid() && !sm.isInSystemHeader(at)) inc = includedByLintedFile(sm, files, fid);
         if (inc.isInvalid()) {
           // Not reached through an #include of a linted file (a forced header, the includer's own
           // code): the includer's errors are not this file's; anything else is shown at line 1.
@@ -411,10 +435,11 @@ class LintConsumer : public clang::ASTConsumer {
       if (!lines.insert({span.begin.file, span.begin.line}).second) continue;  // one per line
       CompileError ce;
       ce.span = span;
-      ce.message = origin + e.message + compileErrorHint(e.message);  // analyzer/engine/compile_errors.cpp
+      ce.message = origin + (nvccWarning ? std::string(kNvccWarnsSharedInit) : e.message + compileErrorHint(e.message));
+      ce.nvccWarning = nvccWarning;
       ce.inTarget = direct;
       ce.deviceCode = direct && device[ei];
-      if (direct) ++out_.errorsInTarget;
+      if (direct && !nvccWarning) ++out_.errorsInTarget;
       out_.errors.push_back(std::move(ce));
       errorLocs_.push_back(direct ? e.loc : clang::SourceLocation());
     }

@@ -61,12 +61,28 @@ class LaunchChevronFS : public llvm::vfs::ProxyFileSystem {
     std::string text = (*buf)->getBuffer().str();
     bool changed = text.find("<<") != std::string::npos && normalizeLaunchChevrons(text);
     changed = splitReservedLiteralSuffixes(text) || changed;  // `extern "C"__global__` (nvcc_lexing.h)
+    changed = pragmaMacrosAsOperators(text) || changed;       // `#define UNROLL #pragma unroll`
+    changed = commaSeparateAsmOperands(text) || changed;      // `: "r"(a) "r"(b))`
     if (!changed) return ProxyFileSystem::openFileForRead(path);
     return std::unique_ptr<llvm::vfs::File>(new PatchedFile(*st, std::move(text)));
   }
 
  private:
   std::vector<std::string> skip_;
+};
+
+// Every #include and the file it resolved to (ErrorCollector::includes).
+class IncludeLog : public clang::PPCallbacks {
+ public:
+  explicit IncludeLog(ErrorCollector& errs) : errs_(errs) {}
+  void InclusionDirective(clang::SourceLocation hash, const clang::Token&, llvm::StringRef, bool, clang::CharSourceRange,
+                          clang::OptionalFileEntryRef file, llvm::StringRef, llvm::StringRef, const clang::Module*, bool,
+                          clang::SrcMgr::CharacteristicKind) override {
+    if (file) errs_.includes.emplace_back(hash, std::string(file->getFileEntry().tryGetRealPathName()));
+  }
+
+ private:
+  ErrorCollector& errs_;
 };
 
 // --verbose: includes resolved through the project-layout fallback folders.
@@ -99,6 +115,7 @@ class LintAction : public clang::ASTFrontendAction {
     // A missing #include is fatal to Clang (nothing after it would be checked): make it a plain
     // error so the rest of the file is parsed and analysed.
     ci.getDiagnostics().setFatalsAsError(true);
+    ci.getPreprocessor().addPPCallbacks(std::make_unique<IncludeLog>(errs_));
     if (!layoutDirs_.empty())
       ci.getPreprocessor().addPPCallbacks(std::make_unique<LayoutLog>(layoutDirs_, out_.log));
     return true;
@@ -278,7 +295,7 @@ void keepDeviceCodeErrors(ParseResult& host, const ParseResult& device) {
     if (!e.deviceCode || e.removedApi || !lines.insert({e.span.begin.file, e.span.begin.line}).second) continue;
     host.errors.push_back(e);
     ++host.rawErrors;
-    if (e.inTarget) ++host.errorsInTarget;
+    if (e.inTarget && !e.nvccWarning) ++host.errorsInTarget;
   }
 }
 

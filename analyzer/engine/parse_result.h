@@ -53,6 +53,10 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     errors.push_back(std::move(e));
   }
   std::vector<RawError> errors;
+  // Every #include directive of the parse, guarded-away ones too: where it is (valid while the
+  // SourceManager lives) and the real path of the file it names. An error in a header a linted file
+  // includes is that file's, even where the includer's parse entered the header earlier.
+  std::vector<std::pair<clang::SourceLocation, std::string>> includes;
 };
 
 // What one parse of a file produced.
@@ -62,6 +66,7 @@ struct CompileError {
   bool inTarget = true; // located in the linted file itself (not attributed to an #include line)
   bool removedApi = false;  // a use of an API nvcc 13 rejects (compile_errors.h), not a Clang error
   bool deviceCode = false;  // inside a function compiled for the GPU (inDeviceCode)
+  bool nvccWarning = false; // nvcc only warns here (a finding of warning severity, not an error)
 };
 struct SkippedKernel {
   std::string name;

@@ -1,5 +1,6 @@
 #include "analyzer/frontend/nvcc_lexing.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string_view>
 
@@ -109,6 +110,128 @@ bool splitReservedLiteralSuffixes(std::string& text) {
       }
       changed = true;
     }
+  }
+  return changed;
+}
+
+bool pragmaMacrosAsOperators(std::string& text) {
+  if (text.find("pragma") == std::string::npos) return false;
+  bool changed = false;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    size_t i = pos;
+    auto blanks = [&] { while (i < eol && (text[i] == ' ' || text[i] == '\t')) ++i; };
+    auto word = [&](std::string_view w) {
+      if (text.compare(i, w.size(), w) != 0 || (i + w.size() < eol && identChar(text[i + w.size()]))) return false;
+      i += w.size();
+      return true;
+    };
+    blanks();
+    bool ok = i < eol && text[i] == '#';
+    if (ok) { ++i; blanks(); ok = word("define"); }
+      if (ok) {
+      size_t b = i;
+      blanks();
+      size_t n = i;
+      while (i < eol && identChar(text[i])) ++i;
+      // An object-like macro: a blank after the name (`NAME(` is function-like).
+      ok = b < n && n < i && i < eol && (text[i] == ' ' || text[i] == '\t');
+    }
+    size_t hash = 0;
+    if (ok) {
+      blanks();
+      hash = i;
+      ok = i < eol && text[i] == '#';
+      if (ok) { ++i; blanks(); ok = word("pragma"); }
+    }
+    std::string body;
+    if (ok) {
+      size_t e = eol;
+      for (const char* c : {"//", "/*"}) e = std::min(e, text.find(c, i) == std::string::npos ? eol : text.find(c, i));
+      size_t end = e;
+      while (end > i && (text[end - 1] == ' ' || text[end - 1] == '\t' || text[end - 1] == '\r')) --end;
+      ok = end > i && text[end - 1] != '\\' && text.find('"', i) >= end;  // no continuation, no strings
+      if (ok) {
+        size_t s0 = i;
+        while (s0 < end && (text[s0] == ' ' || text[s0] == '\t')) ++s0;
+        body = text.substr(s0, end - s0);
+        std::string repl = "_Pragma(\"" + body + "\")";
+        text.replace(hash, end - hash, repl);
+        eol += repl.size() - (end - hash);
+        changed = true;
+      }
+    }
+    pos = eol + 1;
+  }
+  return changed;
+}
+
+bool commaSeparateAsmOperands(std::string& text) {
+  if (text.find("asm") == std::string::npos) return false;
+  bool changed = false;
+  size_t i = 0;
+  auto skipString = [&](size_t j) {  // j at '"': returns the index after the closing quote
+    ++j;
+    while (j < text.size() && text[j] != '"' && text[j] != '\n') j += text[j] == '\\' ? 2 : 1;
+    return std::min(j + 1, text.size());
+  };
+  while (i < text.size()) {
+    char c = text[i];
+    if (c == '/' && i + 1 < text.size() && (text[i + 1] == '/' || text[i + 1] == '*')) {
+      i = text[i + 1] == '/' ? text.find('\n', i) : text.find("*/", i + 2);
+      if (i == std::string::npos) break;
+      continue;
+    }
+    if (c == '"') { i = skipString(i); continue; }
+    if (c == '\'') {
+      size_t j = i + 1;
+      while (j < text.size() && text[j] != '\'' && text[j] != '\n') j += text[j] == '\\' ? 2 : 1;
+      i = j + 1;
+      continue;
+    }
+    if (!identChar(c)) { ++i; continue; }
+    size_t j = i;
+    while (j < text.size() && identChar(text[j])) ++j;
+    std::string_view id(text.data() + i, j - i);
+    bool prevIdent = i > 0 && identChar(text[i - 1]);
+    i = j;
+    if (prevIdent || (id != "asm" && id != "__asm__" && id != "__asm")) continue;
+    // Qualifiers, then the parenthesis.
+    size_t k = j;
+    for (;;) {
+      while (k < text.size() && std::isspace(static_cast<unsigned char>(text[k]))) ++k;
+      size_t w = k;
+      while (w < text.size() && identChar(text[w])) ++w;
+      std::string_view q(text.data() + k, w - k);
+      if (q == "volatile" || q == "__volatile__" || q == "__volatile" || q == "goto" || q == "inline") { k = w; continue; }
+      break;
+    }
+    if (k >= text.size() || text[k] != '(') continue;
+    int depth = 1;
+    bool operands = false;  // after the first ':' of the statement
+    size_t m = k + 1;
+    while (m < text.size() && depth > 0) {
+      char d = text[m];
+      if (d == '"') { m = skipString(m); continue; }
+      if (d == '(') ++depth;
+      else if (d == ')') {
+        --depth;
+        if (depth == 1 && operands) {
+          size_t n = m + 1;
+          while (n < text.size() && std::isspace(static_cast<unsigned char>(text[n]))) ++n;
+          if (n < text.size() && text[n] == '"') {
+            if (n > m + 1 && (text[m + 1] == ' ' || text[m + 1] == '\t')) text[m + 1] = ',';
+            else text.insert(m + 1, ",");
+            changed = true;
+          }
+        }
+      } else if (d == ':' && depth == 1) operands = true;
+      else if (d == ';' || d == '{' || d == '}') break;  // not an asm statement after all
+      ++m;
+    }
+    i = m;
   }
   return changed;
 }

@@ -16,4 +16,19 @@ namespace gpuopt {
 // Comments, character literals, raw strings and numbers are skipped. Returns whether anything changed.
 bool splitReservedLiteralSuffixes(std::string& text);
 
+// `#define PRAGMA_UNROLL #pragma unroll`, used alone on its line: nvcc preprocesses with GCC into a
+// file that its front end reads again, and there the expansion starts a line, so it is a pragma;
+// Clang reads the expansion as the tokens `#`, `pragma`, ... ("expected expression"). An
+// object-like macro whose replacement is a pragma is rewritten as `_Pragma("...")` (the rest of the
+// line after the name moves; the lines stay). Only single-line definitions; a use in the middle of
+// a line, which nvcc rejects, is accepted here. Returns whether anything changed.
+bool pragmaMacrosAsOperators(std::string& text);
+
+// `asm("..." : "=r"(c) : "r"(a) "r"(b))`: nvcc's front end accepts inline-assembly operands that
+// are not separated by a comma (device code; GCC rejects it in host code), Clang does not ("expected
+// ')'"). Within the operand lists of an asm statement, a `)` followed by a constraint string gets
+// the comma: the blank between them becomes it (same length), or one is inserted. Returns whether
+// anything changed.
+bool commaSeparateAsmOperands(std::string& text);
+
 }  // namespace gpuopt

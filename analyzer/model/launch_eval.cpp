@@ -39,6 +39,15 @@ struct Set {
   const clang::CallExpr* helper = nullptr;
   unsigned arg = 0;
 };
+// The last of `sets` (in source order) before `use`, or null.
+const Set* lastSetBefore(const std::vector<Set>& sets, const clang::Expr* use, const clang::SourceManager& sm) {
+  const Set* last = nullptr;
+  for (const Set& s : sets)
+    if (sm.isBeforeInTranslationUnit(s.stmt->getBeginLoc(), use->getBeginLoc()) &&
+        (!last || sm.isBeforeInTranslationUnit(last->stmt->getBeginLoc(), s.stmt->getBeginLoc())))
+      last = &s;
+  return last;
+}
 std::vector<Set> setsOf(const clang::Stmt* body, const clang::VarDecl* v, const std::string& member) {
   struct Finder : clang::RecursiveASTVisitor<Finder> {
     const clang::VarDecl* v;
@@ -261,13 +270,8 @@ std::optional<HostValues::Bound> HostValues::memberValue(const clang::Expr* base
     // fills the struct it gets): the last such set; else what the caller passed (`cfg`, `&cfg`),
     // read where the call is.
     if (auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(p->getDeclContext()); fn && fn->getBody()) {
-      const auto& sm = ctx_.getSourceManager();
-      const Set* last = nullptr;
       const std::vector<Set> sets = setsOf(fn->getBody(), v, member);
-      for (const Set& s : sets)
-        if (sm.isBeforeInTranslationUnit(s.stmt->getBeginLoc(), use->getBeginLoc()) &&
-            (!last || sm.isBeforeInTranslationUnit(last->stmt->getBeginLoc(), s.stmt->getBeginLoc())))
-          last = &s;
+      const Set* last = lastSetBefore(sets, use, ctx_.getSourceManager());
       if (last) return last->value && !last->whole && !last->helper ? std::optional<Bound>(Bound{last->value, env}) : std::nullopt;
     }
     auto b = parameterValue(p, env);
@@ -291,12 +295,8 @@ std::optional<HostValues::Bound> HostValues::memberValue(const clang::Expr* base
   auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(v->getDeclContext());
   if (!fn || !fn->getBody()) return std::nullopt;
   const auto& sm = ctx_.getSourceManager();
-  const Set* last = nullptr;
   const std::vector<Set> sets = setsOf(fn->getBody(), v, member);
-  for (const Set& s : sets)
-    if (sm.isBeforeInTranslationUnit(s.stmt->getBeginLoc(), use->getBeginLoc()) &&
-        (!last || sm.isBeforeInTranslationUnit(last->stmt->getBeginLoc(), s.stmt->getBeginLoc())))
-      last = &s;
+  const Set* last = lastSetBefore(sets, use, sm);
   // (A set in a branch or loop is taken as the value: configuration code sets each member once.)
   if (!last) return v->getInit() ? memberValue(v->getInit(), member, use, env, depth + 1) : std::nullopt;
   if (last->helper) {

@@ -291,7 +291,9 @@ TEST(Cache, TheLauncherAnswersOnlyUnchangedFilesAndRunsTheAnalyzerForTheRest) {
 }
 
 TEST(Cache, AFileWithCompileErrorsIsStoredAndAnalysedAgainWhenTheMissingHeaderAppears) {
-  std::string dir = tempDir("cache-missing-header");
+  // Three folders deep: the includer search looks at the file's folder and two above it, and
+  // what it reads is part of the key; so none of them is /tmp, where other programs write sources.
+  std::string dir = tempDir("cache-missing-header") + "/project/module";
   std::string cache = dir + "/cache";
   writeFile(dir + "/src/k.cu", "#include \"scale.h\"\n"
                                "__global__ void k(float* a) { a[threadIdx.x * 32] = 1.f; }\n"
@@ -307,7 +309,7 @@ TEST(Cache, AFileWithCompileErrorsIsStoredAndAnalysedAgainWhenTheMissingHeaderAp
   RunResult found = runLint(args);
   EXPECT_EQ(found.err.find("from the result cache"), std::string::npos) << found.err;
   EXPECT_EQ(found.out.find("compile-error"), std::string::npos) << found.out;
-  fs::remove_all(dir);
+  fs::remove_all(fs::path(dir).parent_path().parent_path());
 }
 
 TEST(Cache, AResultThroughAnIncluderIsStoredAndFollowsTheIncluder) {

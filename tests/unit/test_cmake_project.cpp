@@ -110,7 +110,10 @@ TEST(CMakeProject, GeneratedWithCMakeAndNvccAtTestTime) {
     GTEST_SKIP() << "needs cmake and nvcc";
   std::string d = tempDir("cmake-gen");
   fs::copy(kProject, d + "/project", fs::copy_options::recursive);
-  std::string cmd = "cmake -S '" + d + "/project' -B '" + d + "/build' -G 'Unix Makefiles' "
+  // nvcc's temporary files (tmpxft_*.cpp, run by CMake's compiler check) go to a folder of this
+  // test's own: in TMPDIR they would be sources that other tests' includer searches read.
+  fs::create_directories(d + "/tmp");
+  std::string cmd = "TMPDIR='" + d + "/tmp' cmake -S '" + d + "/project' -B '" + d + "/build' -G 'Unix Makefiles' "
                     "-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc >'" + d + "/cmake.log' 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << readFile(d + "/cmake.log");
   // What this test is about: the generator put the include folders in a response file.

@@ -6,18 +6,13 @@
 
 #include <map>
 
+#include "test_json.h"
 #include "test_util.h"
 
 using namespace gpuopt::test;
 using nlohmann::json;
 
 namespace {
-std::vector<json> findings(const json& j) {
-  std::vector<json> out;
-  for (const auto& f : j["files"])
-    for (const auto& x : f["findings"]) out.push_back(x);
-  return out;
-}
 
 std::map<int, json> byLine(const std::string& dir, const std::string& args) {
   auto r = runLint("--no-cuda --no-cache --no-group --format json " + args, dir);

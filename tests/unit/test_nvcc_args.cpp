@@ -129,6 +129,42 @@ TEST(NvccArgs, FilterCompileCommandKeepsWhatTheParseNeeds) {
   EXPECT_NE(all.find("-O3"), std::string::npos);
 }
 
+TEST(NvccLexing, AnObjectLikeMacroHoldingAPragmaBecomesAPragmaOperator) {
+  std::string t = "#ifdef __CUDA_ARCH__\n  #define UNROLL #pragma unroll\n#endif\nint x;\n";
+  ASSERT_TRUE(pragmaMacrosAsOperators(t));
+  EXPECT_EQ(t, "#ifdef __CUDA_ARCH__\n  #define UNROLL _Pragma(\"unroll\")\n#endif\nint x;\n") << "lines stay";
+  t = "# define U4 # pragma unroll 4 // four\n";
+  ASSERT_TRUE(pragmaMacrosAsOperators(t));
+  EXPECT_EQ(t, "# define U4 _Pragma(\"unroll 4\") // four\n");
+  // Function-like macros (nvcc rejects `#` before a non-parameter), continued lines, strings, an
+  // empty pragma and ordinary definitions stay.
+  for (std::string keep : {std::string("#define U(n) #pragma unroll n\n"), std::string("#define U #pragma unroll \\\n  4\n"),
+                           std::string("#define M #pragma message(\"x\")\n"), std::string("#define E #pragma\n"),
+                           std::string("#define P pragma\n"), std::string("#pragma unroll\n")}) {
+    std::string before = keep;
+    EXPECT_FALSE(pragmaMacrosAsOperators(keep)) << before;
+    EXPECT_EQ(keep, before);
+  }
+}
+
+TEST(NvccLexing, AsmOperandsWithoutACommaGetOne) {
+  std::string t = "asm volatile(\"st.u8 [%1], %0;\" ::\"r\"(v) \"l\"(p) : \"memory\");";
+  ASSERT_TRUE(commaSeparateAsmOperands(t));
+  EXPECT_EQ(t, "asm volatile(\"st.u8 [%1], %0;\" ::\"r\"(v),\"l\"(p) : \"memory\");") << "same length";
+  t = "__asm__(\"add.s32 %0, %1, %2;\" : \"=r\"(c) : \"r\"(f(a))\"r\"(b));";
+  ASSERT_TRUE(commaSeparateAsmOperands(t));
+  EXPECT_EQ(t, "__asm__(\"add.s32 %0, %1, %2;\" : \"=r\"(c) : \"r\"(f(a)),\"r\"(b));");
+  // Operands with commas, the template's own adjacent strings, strings and comments that only
+  // look like asm, and a call named asm_x stay.
+  for (std::string keep : {std::string("asm(\"mov.u32 %0, %1;\" : \"=r\"(a) : \"r\"(b), \"r\"(c));"),
+                           std::string("asm(\"a\" \"b\" : \"=r\"(a));"), std::string("// asm(\"x\" : \"=r\"(a) \"r\"(b))\n"),
+                           std::string("auto s = \"asm(: (a) \\\"r\\\"\";"), std::string("asm_x(\"a\" : (b) \"c\");")}) {
+    std::string before = keep;
+    EXPECT_FALSE(commaSeparateAsmOperands(keep)) << before;
+    EXPECT_EQ(keep, before);
+  }
+}
+
 TEST(NvccLexing, AReservedSuffixAfterAStringLiteralIsSplitAsGccDoes) {
   std::string t = "extern \"C\"__global__ void k(float* a) {}\n";
   ASSERT_TRUE(splitReservedLiteralSuffixes(t));

@@ -66,6 +66,24 @@ TEST(Projects, KernelFileThatOnlyCompilesInsideItsIncluderIsAnalysedThere) {
   EXPECT_NE(r.err.find("kernel.cu: does not compile alone; analysed as included by main.cu"), std::string::npos) << r.err;
 }
 
+TEST(Projects, AnErrorInAHeaderTheFileIncludesIsItsEvenWhenTheIncluderReadItFirst) {
+  // kernels.cuh compiles only inside main.cu, which includes util.cuh before it: kernels.cuh's own
+  // #include of util.cuh is guarded away, yet nvcc compiling kernels.cuh (alone or in main.cu)
+  // stops at util.cuh's error, so it is reported at that #include line (llm.c's headers).
+  std::string dir = kProjects + "/shared_header_error";
+  for (const char* mode : {"--cuda-path /usr/local/cuda", "--no-cuda"}) {
+    if (std::string(mode).find("/usr/local") != std::string::npos && !fs::exists("/usr/local/cuda/include/cuda_runtime.h"))
+      continue;
+    auto r = runLint(std::string(mode) + " --no-cache --format json kernels.cuh", dir);
+    ASSERT_EQ(r.rc, 1) << r.out << r.err;
+    auto j = json::parse(r.out);
+    EXPECT_EQ(j["files"][0]["includer"], "main.cu") << mode;
+    Findings want = expectedIn(dir, {"kernels.cuh"}), got = actualOf(j);
+    EXPECT_EQ(got, want) << mode << "\nwant:\n" << describe(want) << "got:\n" << describe(got);
+    EXPECT_NE(r.out.find("in included file"), std::string::npos) << r.out;
+  }
+}
+
 TEST(Projects, KernelsWithNoLaunchInTheirFileTakeTheBlockOfTheIncluderThatLaunchesThem) {
   // kernels.cu compiles alone, but main.cu includes it and launches its kernels with 96x2 blocks:
   // alone they would be judged with an assumed 256-thread block (a false race in `rows`).
