@@ -33,7 +33,7 @@ run: build-tool
 
 # Both suites run even when the first fails; either failing fails `make test`.
 test: setup-test build sanitize-build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS); rc=$$?; \
+	@(cd $(BUILD) && ctest --output-on-failure -j $(JOBS)); rc=$$?; \
 	  scripts/sanitize.sh $(SANITIZE_BUILD) $(JOBS); src=$$?; \
 	  echo "== make test: suite $$( [ $$rc = 0 ] && echo passed || echo FAILED ) (ctest in $(BUILD)), sanitized suite $$( [ $$src = 0 ] && echo passed || echo FAILED ) ($(SANITIZE_BUILD))"; \
 	  [ $$rc = 0 ] && [ $$src = 0 ]
