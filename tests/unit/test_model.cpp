@@ -3,7 +3,9 @@
 #include <clang/Frontend/ASTUnit.h>
 #include <clang/Tooling/Tooling.h>
 #include <gtest/gtest.h>
+#include <llvm/Support/thread.h>
 
+#include "analyzer/frontend/crash_guard.h"
 #include "analyzer/frontend/frontend.h"
 #include "analyzer/model/kernel_model.h"
 #include "analyzer/model/ast_util.h"
@@ -20,8 +22,20 @@ struct Parsed {
   std::unique_ptr<KernelModel> model;
 };
 
-// Parses `code` with the bundled CUDA header (no toolkit needed) and models kernel `k`.
+Parsed modelOnThisThread(const std::string& code, ModelOptions opts);
+
+// Parses `code` with the bundled CUDA header (no toolkit needed) and models kernel `k`, on a
+// thread with the stack the tool gives every parse (guardedStackBytes(), crash_guard.h), as
+// gpuopt-lint does: deep expressions recurse deeper than a main thread's 8 MiB allows in the
+// Sanitize build, whose frames are larger.
 Parsed model(const std::string& code, ModelOptions opts = {}) {
+  Parsed p;
+  llvm::thread t(std::optional<unsigned>(guardedStackBytes()), [&] { p = modelOnThisThread(code, opts); });
+  t.join();
+  return p;
+}
+
+Parsed modelOnThisThread(const std::string& code, ModelOptions opts) {
   FrontendOptions fo;
   std::string err;
   std::string res = findResourceDir(fo, err);
