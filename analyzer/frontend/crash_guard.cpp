@@ -1,6 +1,7 @@
 #include "analyzer/frontend/crash_guard.h"
 
 #include <llvm/Support/CrashRecoveryContext.h>
+#include <llvm/Support/thread.h>
 #include <signal.h>
 
 #include <cstdlib>
@@ -72,20 +73,24 @@ std::optional<std::string> runCrashIsolated(llvm::function_ref<void()> fn) {
   // thread's frames are abandoned, not unwound.
   constexpr size_t kAltStack = 256 * 1024;
   auto alt = std::make_unique<char[]>(kAltStack);
-  llvm::CrashRecoveryContext crc;
-  bool ok = crc.RunSafelyOnThread(
-      [&] {
-        stack_t ss{};
-        ss.ss_sp = alt.get();
-        ss.ss_size = kAltStack;
-        sigaltstack(&ss, nullptr);
-        fn();
-        ss.ss_flags = SS_DISABLE;
-        sigaltstack(&ss, nullptr);
-      },
-      stack);
-  if (ok) return std::nullopt;
-  return describe(crc.RetCode);
+  std::optional<std::string> crash;
+  // What CrashRecoveryContext::RunSafelyOnThread does, with the context made and destroyed on the
+  // guarded thread, so that the thread's own alternate signal stack (one a runtime such as
+  // AddressSanitizer set up and unmaps when the thread ends) is put back after a crash too: the
+  // crash returns from RunSafely, not through fn.
+  llvm::thread guarded(std::optional<unsigned>(stack), [&] {
+    stack_t ss{}, previous{};
+    ss.ss_sp = alt.get();
+    ss.ss_size = kAltStack;
+    sigaltstack(&ss, &previous);
+    {
+      llvm::CrashRecoveryContext crc;
+      if (!crc.RunSafely(fn)) crash = describe(crc.RetCode);
+    }
+    sigaltstack(&previous, nullptr);
+  });
+  guarded.join();
+  return crash;
 }
 
 }  // namespace gpuopt

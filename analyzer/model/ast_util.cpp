@@ -257,7 +257,9 @@ struct BlockUse : clang::RecursiveASTVisitor<BlockUse> {
   bool found = false;
   void callee(const clang::FunctionDecl* fd) {
     if (!fd) { found = true; return; }
-    if (namesClockOrRandom(fd->getName())) { found = true; return; }
+    // getIdentifier(): a constructor, destructor, operator or conversion has no simple name (getName()
+    // asserts on it; the Sanitize build compiles LLVM's header assertions in).
+    if (fd->getIdentifier() && namesClockOrRandom(fd->getName())) { found = true; return; }
     const clang::FunctionDecl* def = nullptr;
     if (fd->hasBody(def) && def) {
       if (seen.insert(def).second) todo.push_back(def);

@@ -25,7 +25,8 @@ bool isPath(const clang::Expr* e, const clang::VarDecl* v, const std::string& me
   e = e->IgnoreParenImpCasts();
   if (member.empty()) return refersTo(e, v);
   auto* me = llvm::dyn_cast<clang::MemberExpr>(e);
-  return me && me->getMemberDecl()->getName() == member && refersTo(me->getBase(), v);
+  return me && me->getMemberDecl()->getIdentifier() && me->getMemberDecl()->getName() == member &&
+         refersTo(me->getBase(), v);
 }
 
 // The statements of a function that set `v` (member empty) or `v.member`: assignments (value =

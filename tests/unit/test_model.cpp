@@ -3,7 +3,9 @@
 #include <clang/Frontend/ASTUnit.h>
 #include <clang/Tooling/Tooling.h>
 #include <gtest/gtest.h>
+#include <llvm/Support/thread.h>
 
+#include "analyzer/frontend/crash_guard.h"
 #include "analyzer/frontend/frontend.h"
 #include "analyzer/model/kernel_model.h"
 #include "analyzer/model/ast_util.h"
@@ -20,8 +22,20 @@ struct Parsed {
   std::unique_ptr<KernelModel> model;
 };
 
-// Parses `code` with the bundled CUDA header (no toolkit needed) and models kernel `k`.
+Parsed modelOnThisThread(const std::string& code, ModelOptions opts);
+
+// Parses `code` with the bundled CUDA header (no toolkit needed) and models kernel `k`, on a
+// thread with the stack the tool gives every parse (guardedStackBytes(), crash_guard.h), as
+// gpuopt-lint does: deep expressions recurse deeper than a main thread's 8 MiB allows in the
+// Sanitize build, whose frames are larger.
 Parsed model(const std::string& code, ModelOptions opts = {}) {
+  Parsed p;
+  llvm::thread t(std::optional<unsigned>(guardedStackBytes()), [&] { p = modelOnThisThread(code, opts); });
+  t.join();
+  return p;
+}
+
+Parsed modelOnThisThread(const std::string& code, ModelOptions opts) {
   FrontendOptions fo;
   std::string err;
   std::string res = findResourceDir(fo, err);
@@ -41,7 +55,7 @@ Parsed model(const std::string& code, ModelOptions opts = {}) {
     const clang::FunctionDecl* k = nullptr;
     bool shouldVisitTemplateInstantiations() const { return true; }
     bool VisitFunctionDecl(clang::FunctionDecl* f) {
-      if (f->getName() == "k" && f->hasAttr<clang::CUDAGlobalAttr>() && f->doesThisDeclarationHaveABody() &&
+      if (f->getIdentifier() && f->getName() == "k" && f->hasAttr<clang::CUDAGlobalAttr>() && f->doesThisDeclarationHaveABody() &&
           !f->isDependentContext())
         k = f;
       return true;
