@@ -3,6 +3,7 @@
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
+#include <llvm/Support/Path.h>
 
 #include <fmt/format.h>
 
@@ -167,15 +168,57 @@ std::string shuffleReplacement(const std::string& name) {
                      name, name);
 }
 
+bool endsWith(llvm::StringRef s, llvm::StringRef tail) { return s.ends_with(tail); }
+
+// The headers of curand's MTGP32 generator that Clang's CUDA runtime wrapper includes in every
+// parse (to fix up its blockDim/threadIdx declarations) and nvcc never includes by itself.
+bool isForcedMtgp32Header(llvm::StringRef path) {
+  return endsWith(path, "/curand_mtgp32_kernel.h") || endsWith(path, "/curand_mtgp32.h");
+}
+
+// Whether the parse's own code asked for the MTGP32 declarations the way nvcc needs: one of the
+// headers that bring them in was included by something other than Clang's wrapper (a guard
+// defined only by those headers, which the wrapper never includes, or an #include directive of the
+// forced headers outside the wrapper's own inclusion of them).
+bool mtgp32IncludedForNvcc(clang::ASTContext& ctx, const std::vector<std::pair<clang::SourceLocation, std::string>>& includes) {
+  for (const char* guard : {"CURAND_KERNEL_H_", "CURAND_MTGP32_HOST_H"})
+    if (ctx.Idents.get(guard).hasMacroDefinition()) return true;
+  auto& sm = ctx.getSourceManager();
+  for (const auto& [hash, path] : includes) {
+    if (!isForcedMtgp32Header(path)) continue;
+    if (hash.isInvalid()) return true;
+    llvm::StringRef from = sm.getFilename(sm.getExpansionLoc(hash));
+    if (!endsWith(from, "__clang_cuda_runtime_wrapper.h") && !isForcedMtgp32Header(from)) return true;
+  }
+  return false;
+}
+
 struct RemovedApiFinder : clang::RecursiveASTVisitor<RemovedApiFinder> {
   clang::ASTContext& ctx;
   const LintedFiles& files;
   std::string legacyHeader, bundledDir;
+  bool mtgp32Missing = false;  // MTGP32 declarations are there only because Clang's wrapper put them there
   std::vector<RemovedApiUse> uses;
   std::set<std::pair<unsigned, unsigned>> lines;  // (file id, line): one per line
 
   RemovedApiFinder(clang::ASTContext& c, const LintedFiles& f, const std::string& bundled)
       : ctx(c), files(f), legacyHeader(bundled + "/gpuopt_legacy_cuda.h"), bundledDir(bundled) {}
+
+  // A declaration of the MTGP32 headers nvcc would not have seen: what to include.
+  std::string missingForNvcc(const clang::NamedDecl* d) const {
+    if (!mtgp32Missing || !d) return {};
+    // Declared there alone: the header also redeclares what every CUDA file has (blockDim,
+    // threadIdx, builtins such as __syncthreads).
+    if (const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d); fd && fd->getBuiltinID()) return {};
+    std::string file = fileOf(d);
+    if (!isForcedMtgp32Header(file)) return {};
+    for (const clang::Decl* r : d->redecls())
+      if (r->getLocation().isInvalid() || !isForcedMtgp32Header(fileOf(llvm::cast<clang::NamedDecl>(r)))) return {};
+    std::string name = d->getDeclName().isIdentifier() ? d->getNameAsString() : std::string("curand");
+    return fmt::format("'{}' is declared by {}, which Clang's CUDA headers include in every file but nvcc does "
+                       "not: nvcc 13 rejects this use (identifier undefined); #include <curand_kernel.h>",
+                       name, llvm::sys::path::filename(file).str());
+  }
 
   std::string fileOf(const clang::Decl* d) const {
     auto& sm = ctx.getSourceManager();
@@ -215,7 +258,9 @@ struct RemovedApiFinder : clang::RecursiveASTVisitor<RemovedApiFinder> {
     return d;
   }
   bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
-    report(e->getLocation(), removed(primary(e->getDecl())));
+    const clang::NamedDecl* d = primary(e->getDecl());
+    std::string why = removed(d);
+    report(e->getLocation(), why.empty() ? missingForNvcc(d) : why);
     return true;
   }
   // A call with dependent arguments in a template is looked up when the template is instantiated
@@ -253,6 +298,7 @@ struct RemovedApiFinder : clang::RecursiveASTVisitor<RemovedApiFinder> {
     else if (const auto* td = llvm::dyn_cast<clang::TypedefType>(t)) d = td->getDecl();
     else if (const auto* rt = llvm::dyn_cast<clang::RecordType>(t)) d = rt->getDecl();
     if (d && fileOf(d) == legacyHeader) report(tl.getBeginLoc(), legacyReplacement(d->getNameAsString()));
+    else if (d) report(tl.getBeginLoc(), missingForNvcc(d));
     return true;
   }
 };
@@ -308,8 +354,10 @@ struct UndefinedDeviceCalls : clang::RecursiveASTVisitor<UndefinedDeviceCalls> {
 }  // namespace
 
 std::vector<RemovedApiUse> findRemovedApiUses(clang::ASTContext& ctx, const LintedFiles& files,
-                                              const std::string& bundledDir) {
+                                              const std::string& bundledDir,
+                                              const std::vector<std::pair<clang::SourceLocation, std::string>>& includes) {
   RemovedApiFinder f(ctx, files, bundledDir);
+  f.mtgp32Missing = !mtgp32IncludedForNvcc(ctx, includes);
   f.TraverseAST(ctx);
   if (!ctx.Idents.get("__CUDACC_RDC__").hasMacroDefinition()) UndefinedDeviceCalls(f).run(ctx);
   return std::move(f.uses);

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/report/diagnostic.h"
@@ -62,8 +63,14 @@ struct RemovedApiUse {
 // no definition in the translation unit when the command does not ask for relocatable device code
 // (-rdc=true, -dc: __CUDACC_RDC__): nvcc compiles device code as one program and ptxas rejects the
 // call ("Unresolved extern function").
+// Also: a use of curand's MTGP32 generator (curandStateMtgp32, curand() on it, ...) with none of
+// the headers that declare it for nvcc included (curand_kernel.h, curand_mtgp32_host.h,
+// curand_mtgp32_kernel.h): Clang's CUDA wrapper includes curand_mtgp32_kernel.h in every CUDA
+// parse, nvcc does not, and nvcc 13 rejects the use ("identifier ... is undefined"). `includes` is
+// every #include directive of the parse and the real path it resolved to (ErrorCollector::includes).
 std::vector<RemovedApiUse> findRemovedApiUses(clang::ASTContext& ctx, const LintedFiles& files,
-                                              const std::string& bundledDir);
+                                              const std::string& bundledDir,
+                                              const std::vector<std::pair<clang::SourceLocation, std::string>>& includes = {});
 
 // Clang's "initialization is not supported for __shared__ variables" at `loc` (an expansion
 // location) is about a function-scope __shared__ variable with no initializer of its own whose type

@@ -445,7 +445,7 @@ class LintConsumer : public clang::ASTConsumer {
     }
     // APIs nvcc 13 rejects that the parse still declares (texture references, __shfl_down): a
     // compile-error finding each, not a Clang error (the kernels using them are analysed).
-    for (const auto& u : findRemovedApiUses(rc.ast(), files, std::string(kBundledIncludeDir))) {
+    for (const auto& u : findRemovedApiUses(rc.ast(), files, std::string(kBundledIncludeDir), errs_.includes)) {
       auto at = clang::SourceLocation::getFromRawEncoding(u.raw);
       SourceSpan span = rc.span(clang::SourceRange(at, at));
       if (!lines.insert({span.begin.file, span.begin.line}).second) continue;

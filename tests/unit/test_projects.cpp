@@ -375,3 +375,32 @@ TEST(Projects, WhatNvccsDeviceCompilationRejectsIsACompileError) {
       << describe(got);
   fs::remove_all(d);
 }
+
+TEST(Projects, CurandMtgp32WithoutItsHeaderIsNvccsCompileError) {
+  // Clang's CUDA wrapper includes curand_mtgp32_kernel.h in every parse; nvcc 13 does not, and
+  // rejects a use of the MTGP32 generator without <curand_kernel.h> ("identifier
+  // "curandStateMtgp32_t" is undefined", checked with nvcc -c -arch=sm_90). With the header
+  // included, directly or at the top (inside the preamble), it compiles and nothing is said.
+  if (!fs::exists("/usr/local/cuda/include/curand_kernel.h")) GTEST_SKIP() << "no CUDA toolkit (cuRAND) here";
+  std::string d = tempDir("mtgp32");
+  const std::string kernel =
+      "__global__ void draw(curandStateMtgp32_t* s, unsigned* out) {\n"
+      "  out[blockIdx.x * blockDim.x + threadIdx.x] = curand(s + blockIdx.x);\n"
+      "}\n";
+  writeFile(d + "/bare.cu", "#include <cuda_runtime.h>\n" + kernel);
+  writeFile(d + "/included.cu", "#include <curand_kernel.h>\n" + kernel);
+  writeFile(d + "/later.cu", "#include <cuda_runtime.h>\nstatic int x;\n#include <curand_kernel.h>\n" + kernel);
+  auto r = runLint("--cuda-path /usr/local/cuda --cache-dir cache --format json bare.cu included.cu later.cu", d);
+  ASSERT_EQ(r.rc, 1) << r.out << r.err;
+  auto j = json::parse(r.out);
+  Findings got = actualOf(j);
+  EXPECT_EQ(got, (Findings{{"bare.cu", 2, "compile-error"}, {"bare.cu", 3, "compile-error"}})) << describe(got);
+  EXPECT_NE(r.out.find("'curandStateMtgp32_t' is declared by curand_mtgp32.h, which Clang's CUDA headers include in "
+                       "every file but nvcc does not"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("#include <curand_kernel.h>"), std::string::npos) << r.out;
+  // The kernel is still analysed (the finding is not a Clang error).
+  EXPECT_EQ(j["files"][0]["kernels"], 1) << r.out;
+  fs::remove_all(d);
+}
