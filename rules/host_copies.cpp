@@ -65,11 +65,31 @@ bool describeCopy(ASTContext& ctx, const CallExpr* call, CopyInfo& c) {
   return true;
 }
 
+namespace {
+// A constant, also through local variables whose function never changes them after their
+// initialiser (`unsigned sz = 32 * sizeof(unsigned); cudaMemcpy(d, h, sz, ...)`), a few levels deep.
+std::optional<int64_t> constThroughLocals(ASTContext& ctx, const Expr* e, int depth = 4) {
+  if (auto v = constInt(ctx, e)) return v;
+  if (!e || depth == 0) return std::nullopt;
+  const auto* dre = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+  const auto* vd = dre ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
+  if (const Expr* init = fixedInit(ctx, vd)) return constThroughLocals(ctx, init, depth - 1);
+  // size * sizeof(T) and the like, with a fixed local on either side.
+  if (const auto* b = dyn_cast<BinaryOperator>(e->IgnoreParenImpCasts())) {
+    if (b->getOpcode() != BO_Mul && b->getOpcode() != BO_Add) return std::nullopt;
+    auto l = constThroughLocals(ctx, b->getLHS(), depth - 1), r = constThroughLocals(ctx, b->getRHS(), depth - 1);
+    if (!l || !r) return std::nullopt;
+    return b->getOpcode() == BO_Mul ? *l * *r : *l + *r;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
 std::optional<int64_t> copyBytes(ASTContext& ctx, const CopyInfo& c) {
-  auto w = constInt(ctx, c.bytes);
+  auto w = constThroughLocals(ctx, c.bytes);
   if (!w) return std::nullopt;
   if (!c.rows) return w;
-  auto h = constInt(ctx, c.rows);
+  auto h = constThroughLocals(ctx, c.rows);
   if (!h) return std::nullopt;
   return *w * *h;
 }

@@ -2,6 +2,7 @@
 
 #include <clang/ASTMatchers/ASTMatchFinder.h>
 #include <clang/ASTMatchers/ASTMatchers.h>
+#include <clang/AST/RecursiveASTVisitor.h>
 #include <fmt/format.h>
 
 #include "rules/cost.h"
@@ -17,6 +18,74 @@ using namespace clang::ast_matchers;
 using namespace gpuopt::host;
 
 std::string functionName(const FunctionDecl* fd) { return fd ? fd->getNameAsString() : std::string("the kernel it calls"); }
+
+// Whether the loop's condition, or a `break` condition in its body, reads `result` (the host buffer
+// a copy in the loop fills) or a variable the body computes from it.
+bool resultDecidesLoop(ASTContext& ctx, const Stmt* loop, const VarDecl* result) {
+  if (!result) return false;
+  std::set<const VarDecl*> from{result};
+  // Variables assigned (or initialised) from the result inside the body, to a fixed point.
+  struct Flow : RecursiveASTVisitor<Flow> {
+    std::set<const VarDecl*>& from;
+    bool grew = false;
+    explicit Flow(std::set<const VarDecl*>& f) : from(f) {}
+    void add(const Expr* lhs, const Expr* rhs) {
+      const VarDecl* v = baseVar(lhs);
+      if (v && rhs && refersToAny(rhs, from) && from.insert(v).second) grew = true;
+    }
+    bool VisitBinaryOperator(BinaryOperator* b) {
+      if (b->isAssignmentOp()) add(b->getLHS(), b->getRHS());
+      return true;
+    }
+    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr* c) {
+      if (c->isAssignmentOp() && c->getNumArgs() == 2) add(c->getArg(0), c->getArg(1));
+      return true;
+    }
+    bool VisitVarDecl(VarDecl* v) {
+      if (v->getInit() && refersToAny(v->getInit(), from) && from.insert(v).second) grew = true;
+      return true;
+    }
+  };
+  const Stmt* body = loopBody(loop);
+  for (int round = 0; round < 4 && body; ++round) {
+    Flow f(from);
+    f.TraverseStmt(const_cast<Stmt*>(body));
+    if (!f.grew) break;
+  }
+  const Expr* cond = nullptr;
+  if (const auto* w = dyn_cast<WhileStmt>(loop)) cond = w->getCond();
+  else if (const auto* d = dyn_cast<DoStmt>(loop)) cond = d->getCond();
+  else if (const auto* f = dyn_cast<ForStmt>(loop)) cond = f->getCond();
+  if (cond && refersToAny(cond, from)) return true;
+  // `if (...) break;` (or return) directly in the body, not in a nested loop.
+  struct Exits : RecursiveASTVisitor<Exits> {
+    const std::set<const VarDecl*>& from;
+    bool found = false;
+    explicit Exits(const std::set<const VarDecl*>& f) : from(f) {}
+    bool TraverseForStmt(ForStmt*) { return true; }
+    bool TraverseWhileStmt(WhileStmt*) { return true; }
+    bool TraverseDoStmt(DoStmt*) { return true; }
+    bool TraverseCXXForRangeStmt(CXXForRangeStmt*) { return true; }
+    bool TraverseLambdaExpr(LambdaExpr*) { return true; }
+    bool VisitIfStmt(IfStmt* i) {
+      if (!i->getCond() || !refersToAny(i->getCond(), from)) return true;
+      struct Leaves : RecursiveASTVisitor<Leaves> {
+        bool found = false;
+        bool VisitBreakStmt(BreakStmt*) { return !(found = true); }
+        bool VisitReturnStmt(ReturnStmt*) { return !(found = true); }
+      };
+      for (const Stmt* arm : {i->getThen(), i->getElse()}) {
+        Leaves l;
+        if (arm) l.TraverseStmt(const_cast<Stmt*>(arm));
+        if (l.found) found = true;
+      }
+      return true;
+    }
+  } exits(from);
+  (void)ctx;
+  if (body) exits.TraverseStmt(const_cast<Stmt*>(body));
+  return exits.found;
+}
 
 }  // namespace
 
@@ -56,6 +125,10 @@ void SerializedTransfersRule::checkTranslationUnit(ASTContext& ctx, RuleContext&
       else if (e.kind == HostEvent::Sync && !sync) sync = &e;
     }
     if (!in || !launch || !out) continue;
+    // A loop the copied-back data decides (`while (changed)`, `if (h[0] == 0) break;`, with
+    // `changed` computed from it) runs its iterations one after another whatever the streams: the
+    // next launch needs the host to have read this one's result. Nothing to overlap.
+    if (resultDecidesLoop(ctx, loop, baseVar(throughParams(out->copy.dst, out->via)))) continue;
     // Streams that change from one iteration to the next already let iterations overlap.
     auto varying = loopVaryingVars(loop);
     auto streamOf = [&](const HostEvent* e) -> const Expr* {
