@@ -10,11 +10,12 @@
 #include <utility>
 #include <vector>
 
+#include <clang/Basic/SourceLocation.h>
+
 #include "analyzer/report/diagnostic.h"
 
 namespace clang {
 class ASTContext;
-class SourceLocation;
 }  // namespace clang
 
 namespace gpuopt {
