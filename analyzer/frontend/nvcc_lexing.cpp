@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string_view>
+#include <vector>
 
 namespace gpuopt {
 
@@ -168,6 +169,29 @@ bool pragmaMacrosAsOperators(std::string& text) {
   return changed;
 }
 
+namespace {
+// In the template string at `at` (its opening quote): each `%` followed by a PTX special register's
+// name (`%laneid`, `%clock64`, `%tid.x`: a letter or '_' and more name characters after it), which
+// nvcc passes through as text and Clang rejects ("invalid % escape in inline assembly string").
+// `%%`, operands (`%0`) and a modifier on an operand (`%h0`) are left alone.
+void ptxNamesInTemplate(const std::string& text, size_t at, std::vector<size_t>& out) {
+  for (size_t p = at + 1; p < text.size() && text[p] != '"' && text[p] != '\n'; ++p) {
+    if (text[p] == '\\') { ++p; continue; }
+    if (text[p] != '%' || p + 1 >= text.size()) continue;
+    char n = text[p + 1];
+    if (n == '%') { ++p; continue; }
+    if (!std::isalpha(static_cast<unsigned char>(n)) && n != '_') continue;
+    size_t q = p + 1;
+    while (q < text.size() && identChar(text[q])) ++q;
+    bool modifierOnOperand = q - (p + 1) >= 2 && std::isalpha(static_cast<unsigned char>(n)) &&
+                             std::all_of(text.begin() + static_cast<std::ptrdiff_t>(p + 2),
+                                         text.begin() + static_cast<std::ptrdiff_t>(q),
+                                         [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    if (q - (p + 1) >= 2 && !modifierOnOperand) out.push_back(p);
+  }
+}
+}  // namespace
+
 bool commaSeparateAsmOperands(std::string& text) {
   if (text.find("asm") == std::string::npos) return false;
   bool changed = false;
@@ -211,10 +235,15 @@ bool commaSeparateAsmOperands(std::string& text) {
     if (k >= text.size() || text[k] != '(') continue;
     int depth = 1;
     bool operands = false;  // after the first ':' of the statement
+    std::vector<size_t> escapes;  // '%' of the template that name a PTX register: doubled below
     size_t m = k + 1;
     while (m < text.size() && depth > 0) {
       char d = text[m];
-      if (d == '"') { m = skipString(m); continue; }
+      if (d == '"') {
+        if (depth == 1 && !operands) ptxNamesInTemplate(text, m, escapes);
+        m = skipString(m);
+        continue;
+      }
       if (d == '(') ++depth;
       else if (d == ')') {
         --depth;
@@ -230,6 +259,12 @@ bool commaSeparateAsmOperands(std::string& text) {
       } else if (d == ':' && depth == 1) operands = true;
       else if (d == ';' || d == '{' || d == '}') break;  // not an asm statement after all
       ++m;
+    }
+    // Only an asm statement with operands reads % escapes in its template (basic asm does not).
+    if (operands && depth == 0 && !escapes.empty()) {
+      for (auto e = escapes.rbegin(); e != escapes.rend(); ++e) text.insert(*e, "%");
+      m += escapes.size();
+      changed = true;
     }
     i = m;
   }

@@ -27,8 +27,10 @@ bool pragmaMacrosAsOperators(std::string& text);
 // `asm("..." : "=r"(c) : "r"(a) "r"(b))`: nvcc's front end accepts inline-assembly operands that
 // are not separated by a comma (device code; GCC rejects it in host code), Clang does not ("expected
 // ')'"). Within the operand lists of an asm statement, a `)` followed by a constraint string gets
-// the comma: the blank between them becomes it (same length), or one is inserted. Returns whether
-// anything changed.
+// the comma: the blank between them becomes it (same length), or one is inserted. Also, in the
+// template of an asm statement with operands, a PTX special register written with one `%`
+// (`"mov.u32 %0, %laneid;"`), which nvcc passes through and Clang rejects ("invalid % escape in
+// inline assembly string"), gets its `%` doubled, as Clang wants. Returns whether anything changed.
 bool commaSeparateAsmOperands(std::string& text);
 
 }  // namespace gpuopt

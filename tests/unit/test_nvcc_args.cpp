@@ -165,6 +165,25 @@ TEST(NvccLexing, AsmOperandsWithoutACommaGetOne) {
   }
 }
 
+TEST(NvccLexing, PtxRegisterNamesInAnAsmTemplateGetTheirPercentDoubled) {
+  std::string t = "asm volatile(\"mov.u32 %0, %laneid;\" : \"=r\"(ret));";
+  ASSERT_TRUE(commaSeparateAsmOperands(t));
+  EXPECT_EQ(t, "asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(ret));");
+  t = "asm(\"mov.u32 %0, %tid.x;\\n\\tmov.u64 %1, %clock64;\" : \"=r\"(a), \"=l\"(b));";
+  ASSERT_TRUE(commaSeparateAsmOperands(t));
+  EXPECT_EQ(t, "asm(\"mov.u32 %0, %%tid.x;\\n\\tmov.u64 %1, %%clock64;\" : \"=r\"(a), \"=l\"(b));");
+  // Already doubled, operands, a modifier on an operand, basic asm (no operands: no escapes read)
+  // and a string outside the template stay.
+  for (std::string keep : {std::string("asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(a));"),
+                           std::string("asm(\"cvt.u16.u32 %h0, %1;\" : \"=h\"(a) : \"r\"(b));"),
+                           std::string("asm volatile(\"membar.gl; // %laneid\");"),
+                           std::string("asm(\"mov.u32 %0, 1;\" : \"=r\"(a) : \"r\"(b), \"m\"(\"%laneid\"));")}) {
+    std::string before = keep;
+    EXPECT_FALSE(commaSeparateAsmOperands(keep)) << before;
+    EXPECT_EQ(keep, before);
+  }
+}
+
 TEST(NvccLexing, AReservedSuffixAfterAStringLiteralIsSplitAsGccDoes) {
   std::string t = "extern \"C\"__global__ void k(float* a) {}\n";
   ASSERT_TRUE(splitReservedLiteralSuffixes(t));
