@@ -96,9 +96,14 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
         // Neighbouring lanes at neighbouring elements: coalesced, at most one sector more than
         // the bytes need when the start is not sector-aligned (misalignment alone is not reported:
         // it depends on run-time offsets and costs one sector, see the rule's doc).
-        bool contiguous = lanes.size() >= 2;
-        for (size_t i = 1; i < lanes.size() && contiguous; ++i)
-          contiguous = a.addr[lanes[i]] - a.addr[lanes[i - 1]] == static_cast<int64_t>((lanes[i] - lanes[i - 1]) * a.elemSize);
+        // (Also in reverse, `a[n - 1 - lane]`: the sectors a warp touches do not depend on the order.)
+        bool contiguous = lanes.size() >= 2, reversed = lanes.size() >= 2;
+        for (size_t i = 1; i < lanes.size() && (contiguous || reversed); ++i) {
+          const int64_t step = static_cast<int64_t>((lanes[i] - lanes[i - 1]) * a.elemSize);
+          contiguous = contiguous && a.addr[lanes[i]] - a.addr[lanes[i - 1]] == step;
+          reversed = reversed && a.addr[lanes[i]] - a.addr[lanes[i - 1]] == -step;
+        }
+        contiguous = contiguous || reversed;
         if (contiguous && c.sectors <= (lanes.size() * a.elemSize + 31) / 32 + 1) continue;
       }
       c.ratio = c.sectors ? static_cast<double>(c.ideal) / c.sectors : 1.0;

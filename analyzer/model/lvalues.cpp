@@ -285,16 +285,6 @@ void Builder::writeVar(const clang::VarDecl* vd, const Value& v) {
   for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
     auto f = it->vars.find(vd);
     if (f != it->vars.end()) {
-      // A path no thread of the representative block takes but other blocks do (`if (blockIdx.x
-      // == 0) len = prefix[0]; else len = prefix[blockIdx.x] - prefix[blockIdx.x - 1];`): this
-      // block's threads keep their value, which now differs between blocks (block, with no
-      // alternatives: how it moves from block to block is not known). A value per thread there
-      // (`data`) is still taken in, as before: other blocks' threads may hold anything.
-      if (!anyActive() && blockVariantDepth_ > 0 && !v.data) {
-        f->second.block = true;
-        f->second.alt = {};
-        return;
-      }
       assignMasked(f->second, v);
       return;
     }

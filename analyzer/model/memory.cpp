@@ -6,7 +6,6 @@
 #include "analyzer/model/builder.h"
 
 #include <algorithm>
-#include <functional>
 
 namespace gpuopt::model_detail {
 
@@ -77,12 +76,8 @@ Value Builder::readMem(const LVal& lv) {
     return unknown();
   }
   if (lv.ptr.space == MemSpace::Unknown) return unknown();
-  // Same address for every active thread: a uniform value (a representative symbol). On a path
-  // only other blocks take (no thread of this block active), the same for every thread.
-  bool sameAddr = !varying(lv.ptr);
-  if (sameAddr && lv.ptr.known && blockVariantDepth_ > 0 && !anyActive())
-    sameAddr = std::adjacent_find(lv.ptr.v.begin(), lv.ptr.v.end(), std::not_equal_to<>()) == lv.ptr.v.end();
-  if (lv.ptr.known && sameAddr && !lv.ptr.data) {
+  // Same address for every active thread: a uniform value (a representative symbol).
+  if (lv.ptr.known && !varying(lv.ptr) && !lv.ptr.data) {
     // Unchanged since one unknown value was stored there (`dataScalars_`): loaded data or a bool
     // flag reads back as that value, the same for every thread and unknown (a flag set from an
     // atomic's ticket is not a symbol that is always true); any other integer nothing is known

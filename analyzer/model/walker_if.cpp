@@ -62,6 +62,9 @@ void Builder::walkIf(const clang::IfStmt* is) {
   Value c = eval(is->getCond());
   if (c.opaque) c.known = false;  // a stand-in for a value nothing is known about: not decided
   Mask saved = active_;
+  // Every thread of the block decides it alike (blockIdx, a parameter, a uniform load), even when
+  // it is walked as undecided below.
+  const bool uniformCond = uniformish(c);
   // A condition over stand-in values that every thread decides alike must not hide code: when its
   // path leaves (`if (i < lo || i > hi) return;` with lo and hi stand-ins: every thread returned and
   // nothing after was walked) or it has an else that no thread would take, it is walked with the
@@ -188,6 +191,32 @@ void Builder::walkIf(const clang::IfStmt* is) {
     for (unsigned t = 0; t < N_ && same; ++t)
       if (saved[t]) same = laneNumber(cur, t) == laneNumber(other, t) && (!cur.known || cur.v[t] == other.v[t]);
     if (same) continue;
+    // One or the other by a condition the whole block decides alike, each the same for every
+    // thread (`if (blockIdx.x == 0) len = prefix[0]; else len = prefix[blockIdx.x] - prefix[...]`):
+    // still one value for the block, which the walk stands in for by one of them, as for a
+    // parameter (symbolic); it may differ between blocks, and how is not known (no block steps).
+    auto uniformOver = [&](const Value& x) {
+      if (!x.known || x.data || x.opaque) return false;
+      int first = -1;
+      for (unsigned t = 0; t < N_; ++t)
+        if (saved[t]) {
+          if (first < 0) first = static_cast<int>(t);
+          else if (x.v[t] != x.v[static_cast<unsigned>(first)]) return false;
+        }
+      return true;
+    };
+    if (uniformCond && uniformOver(cur) && uniformOver(other) && cur.isPtr == other.isPtr &&
+        (!cur.isPtr || cur.base == other.base)) {
+      cur.symbolic = true;
+      cur.param = cur.param || other.param;
+      if (!cur.paramSrc) cur.paramSrc = other.paramSrc;
+      cur.same = true;
+      cur.block = cur.block || other.block || c.block;
+      cur.alt = {};
+      cur.tag.clear();
+      cur.values = 0, cur.hasHi = false, cur.stepBound = 0;
+      continue;
+    }
     // One or the other, by a condition the model cannot decide: not known. A pointer keeps its base
     // when both paths agree on it (the offset is what is not known).
     Value r = unknown();
