@@ -176,6 +176,16 @@ void UnbatchedMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc)
         if (ev.kind == HostEvent::Launch || ev.kind == HostEvent::Library) deviceWork = true;
       }
       if (!ownEventFound || conditional) continue;
+      // A loop over GPUs (cudaSetDevice with an argument that changes each iteration): each copy
+      // goes to another device, so there is nothing to batch.
+      if (const Stmt* body = loopBody(site.loop)) {
+        auto vars = loopVaryingVars(site.loop, /*addressTaken=*/false);
+        bool perDevice = false;
+        for (const auto& m : match(findAll(callExpr(callee(functionDecl(hasName("cudaSetDevice")))).bind("dev")), *body, ctx))
+          if (const auto* sd = m.getNodeAs<CallExpr>("dev"); sd->getNumArgs() > 0 && refersToAny(sd->getArg(0), vars))
+            perDevice = true;
+        if (perDevice) continue;
+      }
       // One copy per iteration is needed when the data is produced between copies: a kernel (or a
       // library call) runs in the iteration, or the host writes the buffer being sent.
       if (deviceWork) continue;
