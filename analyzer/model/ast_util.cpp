@@ -89,9 +89,16 @@ struct WorkCounter : clang::RecursiveASTVisitor<WorkCounter> {
     if (auto* m = llvm::dyn_cast<clang::MemberExpr>(e)) return m->isArrow();
     return false;
   }
-  // The element access only: `t[z][0][x]` is one memory operation, not three.
+  // The element access only: `t[z][0][x]` is one memory operation, not three. An element of a
+  // per-thread array at a constant index (`packed[0]`) is a register, no memory operation.
   bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* e) {
-    if (!e->getType()->isArrayType()) ++ops;
+    if (e->getType()->isArrayType()) return true;
+    if (ctx && !e->getIdx()->isValueDependent() && e->getIdx()->isIntegerConstantExpr(*ctx))
+      if (const auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e->getBase()->IgnoreParenImpCasts()))
+        if (const auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl());
+            vd && vd->hasLocalStorage() && vd->getType()->isConstantArrayType() && !vd->hasAttr<clang::CUDASharedAttr>())
+          return true;
+    ++ops;
     return true;
   }
   // A thread runs one arm of `c ? a : b`: count the condition and the larger arm, not both.
