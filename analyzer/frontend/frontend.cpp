@@ -401,6 +401,10 @@ std::vector<std::string> findIncluders(const std::string& target, const std::vec
       if (it->is_regular_file(ec)) addCand(it->path(), 2);
     }
     if (dir == dir.root_path()) break;
+    // Not above the repository (a `.git` folder, or the file a worktree has): what lies outside
+    // it is no includer of its files, and a busy /tmp or home folder would make every stored
+    // result of the repository stale.
+    if (fs::exists(dir / ".git", ec)) break;
     dir = dir.parent_path();
   }
   // Who includes whom, among the candidates (and the target).

@@ -62,8 +62,12 @@ inline RunResult runLint(const std::string& args, const std::string& cwd = "", c
   return r;
 }
 
+// Two folders deep under the system's temporary folder: a kernel with no launch is searched for an
+// includer in its folder and the two above, and those then hold folders only, never the source
+// files other processes (nvcc's tmpxft_*.cpp, other tests) create and remove in /tmp, which would
+// make a stored result stale between two runs of one test.
 inline std::string tempDir(const std::string& name) {
-  auto d = std::filesystem::temp_directory_path() / ("gpuopt-test-" + std::to_string(::getpid()) + "-" + name);
+  auto d = std::filesystem::temp_directory_path() / "gpuopt-tests" / std::to_string(::getpid()) / name;
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d.string();
