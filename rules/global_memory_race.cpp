@@ -88,9 +88,16 @@ void GlobalMemoryRaceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       possible = r.possible;
       if (r.possible) msg += possibleGuardsText(a, b);
       msg += atContext(b.context);
-      fix = kind == "write-after-read"
-                ? "read the neighbour's value into a register, __syncthreads(), then write"
-                : "order the two with __syncthreads() between the write and the other access";
+      if (kind == "write-after-read")
+        fix = "read the neighbour's value into a register, __syncthreads(), then write";
+      else if (kind == "write-after-write" && a.expr == b.expr)
+        // One statement every thread runs: no barrier can come between its writes (precision
+        // sample s5: GPUVerify's fail tests, HeCBench simpleSpmv's per-lane partial sums).
+        fix = "one statement writes it from several threads, so no barrier can order the writes: let one thread "
+              "write (if (threadIdx.x == 0), or lane 0 after a warp reduction), combine the values first, or use "
+              "an atomic";
+      else
+        fix = "order the two with __syncthreads() between the write and the other access";
       if (f.across) {
         const CrossBlockRace& x = *f.across;
         msg += fmt::format("; the same pattern also races across blocks ({} of {} and {} of {}), which no "

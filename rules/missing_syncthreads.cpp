@@ -57,6 +57,9 @@ void MissingSyncthreadsRule::checkKernel(const KernelModel& m, RuleContext& rc) 
       d.fixHint = "put __syncthreads() between the write and the read so every write is visible first";
     else if (kind == "write-after-read")
       d.fixHint = "read the value into a register, __syncthreads(), then write (or write to a second buffer)";
+    else if (a.expr == b.expr)
+      d.fixHint = "one statement writes it from several threads, so no barrier can order the writes: let one thread "
+                  "write (if (threadIdx.x == 0)), give each thread its own element, or use an atomic";
     else
       d.fixHint = "give each thread its own element, or order the writes with __syncthreads() (or use an atomic)";
     rc.report(std::move(d));

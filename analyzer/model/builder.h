@@ -146,6 +146,7 @@ class Builder : public LaneDomain {
   Value copyObject(const LVal& dst, const clang::Expr* src);
   // Initializes the object `dst` from `init` (a declaration's or parameter's initializer).
   void initObject(const LVal& dst, const clang::Expr* init);
+  bool initLocalArray(const LVal& dst, const clang::InitListExpr* ile);
   LVal objectAt(const Value& ptr, clang::QualType t, const clang::Expr* e) const;
 
   // ---- lvalues and memory (lvalues.cpp, memory.cpp) ----

@@ -6,6 +6,8 @@
 #include <clang/Basic/SourceManager.h>
 
 #include <algorithm>
+#include <optional>
+#include <set>
 
 #include "analyzer/model/ast_util.h"
 
@@ -39,15 +41,88 @@ struct Set {
   const clang::CallExpr* helper = nullptr;
   unsigned arg = 0;
 };
-// The last of `sets` (in source order) before `use`, or null.
-const Set* lastSetBefore(const std::vector<Set>& sets, const clang::Expr* use, const clang::SourceManager& sm) {
+// The if statements around `s` up to its function, innermost first, with whether `s` is in the
+// then-arm.
+std::vector<std::pair<const clang::IfStmt*, bool>> enclosingArms(const clang::Stmt* s, clang::ASTContext& ctx) {
+  std::vector<std::pair<const clang::IfStmt*, bool>> out;
+  const clang::Stmt* prev = s;
+  clang::DynTypedNodeList ps = ctx.getParents(*s);
+  for (int hops = 0; hops < 256 && !ps.empty(); ++hops) {
+    const clang::Stmt* p = ps[0].get<clang::Stmt>();
+    if (!p || llvm::isa<clang::LambdaExpr>(p)) break;
+    if (auto* is = llvm::dyn_cast<clang::IfStmt>(p); is && !is->getInit() && !is->getConditionVariable()) {
+      if (prev == is->getThen()) out.push_back({is, true});
+      else if (prev == is->getElse()) out.push_back({is, false});
+    }
+    prev = p;
+    ps = ctx.getParents(*p);
+  }
+  return out;
+}
+
+// A condition whose value cannot change within `fn`: integer literals, operators and local
+// variables or parameters never assigned in it (no call, no member, no memory).
+bool stableCondition(const clang::Expr* e, const std::set<const clang::VarDecl*>& assigned) {
+  e = e->IgnoreParenImpCasts();
+  if (llvm::isa<clang::IntegerLiteral, clang::CXXBoolLiteralExpr, clang::CharacterLiteral>(e)) return true;
+  if (auto* d = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+    if (llvm::isa<clang::EnumConstantDecl>(d->getDecl())) return true;
+    auto* vd = llvm::dyn_cast<clang::VarDecl>(d->getDecl());
+    return vd && (vd->hasLocalStorage() || vd->getType().isConstQualified()) && !vd->getType()->isReferenceType() &&
+           !assigned.count(vd);
+  }
+  if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(e))
+    return !b->isAssignmentOp() && stableCondition(b->getLHS(), assigned) && stableCondition(b->getRHS(), assigned);
+  if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e))
+    return !u->isIncrementDecrementOp() && u->getOpcode() != clang::UO_AddrOf && u->getOpcode() != clang::UO_Deref &&
+           stableCondition(u->getSubExpr(), assigned);
+  return false;
+}
+
+// A set in one arm of `if (c)` does not reach a use in the other arm of that if, nor in the other
+// arm of a later `if (c)` with the same condition when nothing in the function can change it
+// (HeCBench wmma: `if (impl == 0) block.x = 32; else { block.x = 64; block.y = 4; }`, then `if
+// (impl == 0) k0<<<grid, block>>>(...); else k1<<<grid, block>>>(...)`: k0 gets 32 x 1).
+bool armExcludes(const clang::Stmt* set, const clang::Expr* use, clang::ASTContext& ctx) {
+  auto setArms = enclosingArms(set, ctx);
+  if (setArms.empty()) return false;
+  auto useArms = enclosingArms(use, ctx);
+  std::optional<std::set<const clang::VarDecl*>> assigned;
+  for (const auto& [si, sThen] : setArms)
+    for (const auto& [ui, uThen] : useArms) {
+      if (sThen == uThen) continue;
+      if (si == ui) return true;
+      llvm::FoldingSetNodeID a, b;
+      si->getCond()->Profile(a, ctx, true);
+      ui->getCond()->Profile(b, ctx, true);
+      if (a != b) continue;
+      if (!assigned) {
+        const clang::Stmt* fnBody = nullptr;
+        for (clang::DynTypedNodeList ps = ctx.getParents(*si); !ps.empty();) {
+          if (auto* fd = ps[0].get<clang::FunctionDecl>()) { fnBody = fd->getBody(); break; }
+          if (ps[0].get<clang::LambdaExpr>()) break;
+          ps = ctx.getParents(ps[0]);
+        }
+        if (!fnBody) return false;
+        assigned = assignedVars(fnBody);
+      }
+      if (stableCondition(si->getCond(), *assigned)) return true;
+    }
+  return false;
+}
+
+// The last of `sets` before `use` in source order that can reach it (armExcludes), or null.
+const Set* lastReachingSetBefore(const std::vector<Set>& sets, const clang::Expr* use, clang::ASTContext& ctx) {
+  const auto& sm = ctx.getSourceManager();
   const Set* last = nullptr;
   for (const Set& s : sets)
     if (sm.isBeforeInTranslationUnit(s.stmt->getBeginLoc(), use->getBeginLoc()) &&
-        (!last || sm.isBeforeInTranslationUnit(last->stmt->getBeginLoc(), s.stmt->getBeginLoc())))
+        (!last || sm.isBeforeInTranslationUnit(last->stmt->getBeginLoc(), s.stmt->getBeginLoc())) &&
+        !armExcludes(s.stmt, use, ctx))
       last = &s;
   return last;
 }
+
 std::vector<Set> setsOf(const clang::Stmt* body, const clang::VarDecl* v, const std::string& member) {
   struct Finder : clang::RecursiveASTVisitor<Finder> {
     const clang::VarDecl* v;
@@ -271,7 +346,7 @@ std::optional<HostValues::Bound> HostValues::memberValue(const clang::Expr* base
     // read where the call is.
     if (auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(p->getDeclContext()); fn && fn->getBody()) {
       const std::vector<Set> sets = setsOf(fn->getBody(), v, member);
-      const Set* last = lastSetBefore(sets, use, ctx_.getSourceManager());
+      const Set* last = lastReachingSetBefore(sets, use, ctx_);
       if (last) return last->value && !last->whole && !last->helper ? std::optional<Bound>(Bound{last->value, env}) : std::nullopt;
     }
     auto b = parameterValue(p, env);
@@ -296,8 +371,9 @@ std::optional<HostValues::Bound> HostValues::memberValue(const clang::Expr* base
   if (!fn || !fn->getBody()) return std::nullopt;
   const auto& sm = ctx_.getSourceManager();
   const std::vector<Set> sets = setsOf(fn->getBody(), v, member);
-  const Set* last = lastSetBefore(sets, use, sm);
-  // (A set in a branch or loop is taken as the value: configuration code sets each member once.)
+  const Set* last = lastReachingSetBefore(sets, use, ctx_);
+  // (A set in a branch or loop is taken as the value: configuration code sets each member once;
+  // not one in the other arm of an if the use is under, or of one with the same condition.)
   if (!last) return v->getInit() ? memberValue(v->getInit(), member, use, env, depth + 1) : std::nullopt;
   if (last->helper) {
     // `fill(&cfg, ...)`: the last set of the member through the helper's parameter.
@@ -546,7 +622,8 @@ bool HostValues::shapeAt(const clang::Expr* e, const Env& env, unsigned dims[3],
       if (fn && fn->getBody())
         for (const char* m : {"x", "y", "z"})
           for (const Set& s : setsOf(fn->getBody(), v, m))
-            if (!s.whole && ctx_.getSourceManager().isBeforeInTranslationUnit(s.stmt->getBeginLoc(), dre->getBeginLoc()))
+            if (!s.whole && ctx_.getSourceManager().isBeforeInTranslationUnit(s.stmt->getBeginLoc(), dre->getBeginLoc()) &&
+                !armExcludes(s.stmt, dre, ctx_))
               members.push_back({m[0] - 'x', s.value});
       if (!members.empty()) {
         if (!b || !shapeAt(b->e, b->env, dims, partial, depth + 1)) dims[0] = 1, dims[1] = 1, dims[2] = 1;

@@ -175,6 +175,7 @@ void Builder::initObject(const LVal& dst, const clang::Expr* init) {
     auto* crd = llvm::dyn_cast_or_null<clang::CXXRecordDecl>(rd);
     if (rd && ile->getNumInits() == 1 && ile->getInit(0)->getType()->getAsRecordDecl() == rd)
       return initObject(dst, ile->getInit(0));  // `T x{y}`: a copy
+    if (!rd && initLocalArray(dst, ile)) return;
     if (!rd || rd->isUnion() || (crd && crd->getNumBases()) || dst.kind != LVal::Mem) {
       for (const auto* a : ile->inits()) eval(a);
       if (dst.kind == LVal::Mem && dst.ptr.space == MemSpace::Local) forgetLocal(dst.ptr.base);
@@ -208,6 +209,56 @@ void Builder::initObject(const LVal& dst, const clang::Expr* init) {
     return;
   }
   writeLVal(dst, eval(init));  // an object made by a call (returned by value)
+}
+
+// A per-thread array of scalars (or of such arrays) initialised from a list, `float s[4] = {0.f}`:
+// each element keeps its value, as a store would (the elements the list leaves out are zero), so
+// what is later read back is numbered (ggml mmvf: sums accumulated in `sumf[j]`, reduced across the
+// warp and stored by every lane to one slot, are one value). The initialisation is no access (the
+// compiler keeps such arrays in registers or writes them once); arrays over 64 elements or 512
+// bytes are forgotten as before.
+bool Builder::initLocalArray(const LVal& dst, const clang::InitListExpr* ile) {
+  if (dst.kind != LVal::Mem || dst.ptr.space != MemSpace::Local || !localAddress(dst)) return false;
+  const auto* cat = ctx_.getAsConstantArrayType(ile->getType());
+  if (!cat) return false;
+  clang::QualType et = cat->getElementType();
+  const uint64_t n = cat->getSize().getZExtValue();
+  if (n == 0 || n > 64 || et->isIncompleteType() || ctx_.getTypeSizeInChars(ile->getType()).getQuantity() > 512) return false;
+  const bool nested = ctx_.getAsConstantArrayType(et) != nullptr;
+  if (!nested && !et->isScalarType()) return false;
+  const int64_t esz = ctx_.getTypeSizeInChars(et).getQuantity();
+  for (uint64_t i = 0; i < n; ++i) {
+    const clang::Expr* fi = i < ile->getNumInits() ? ile->getInit(i) : ile->getArrayFiller();
+    Value p = dst.ptr;
+    for (auto& x : p.v) x += static_cast<int64_t>(i) * esz;
+    LVal el = objectAt(p, et, dst.expr);
+    if (nested) {
+      auto* sub = llvm::dyn_cast_or_null<clang::InitListExpr>(fi ? strip(fi) : nullptr);
+      if (!sub || !initLocalArray(el, sub)) {
+        if (fi) eval(fi);
+        forgetLocal(dst.ptr.base);
+        return true;
+      }
+      continue;
+    }
+    Value v;
+    if (!fi || llvm::isa<clang::ImplicitValueInitExpr>(fi)) {
+      if (et->isRealFloatingType()) {
+        v = unknown();  // +0.0, numbered as the literal 0.0 is
+        v.tag.assign(N_, mix(0x464c54ull, 0));
+        v.same = true;
+      } else {
+        v = constant(0);
+        if (et->isPointerType()) v.isPtr = true;
+      }
+    } else {
+      v = eval(fi);
+      normalize(v, et);
+      retype(v, et);
+    }
+    storeLocal(el, v);
+  }
+  return true;
 }
 
 void Builder::construct(const LVal& dst, const clang::CXXConstructExpr* cce) {

@@ -104,6 +104,15 @@ void Builder::walk(const clang::Stmt* s) {
         frames_.back().vars[vd] = unknown();
         continue;
       }
+      if (auto* ile = vd->hasInit() ? llvm::dyn_cast<clang::InitListExpr>(strip(vd->getInit())) : nullptr;
+          ile && vd->getType()->isConstantArrayType()) {  // `float s[4] = {0.f}`: elements hold values
+        Value base = constant(0);
+        base.isPtr = true, base.base = vd, base.baseName = vd->getNameAsString(), base.space = MemSpace::Local;
+        if (initLocalArray(objectAt(base, vd->getType(), vd->getInit()), ile)) {
+          frames_.back().vars[vd] = unknown();
+          continue;
+        }
+      }
       Value v = vd->hasInit() ? eval(vd->getInit()) : unknown();
       if (vd->getType()->isIntegralOrEnumerationType()) normalize(v, vd->getType());
       retype(v, vd->getType());

@@ -216,6 +216,26 @@ TEST(Places, AdviceFitsTheCause) {
   auto st = findings(lintJson(d, "--no-group --rules=serialized-transfers launch.cu"));
   ASSERT_EQ(st.size(), 1u);
   EXPECT_NE(st[0]["message"].get<std::string>().find("launches 'work'"), std::string::npos) << st[0].dump(2);
+  // Every thread writing one element in one statement: no barrier can come between the writes, so
+  // none is advised; two statements writing one element: a barrier can order them.
+  writeFile(d + "/waw.cu",
+            "__global__ void one(float* out, float v) { out[0] = v * threadIdx.x; }\n"
+            "__global__ void two(float* out) {\n  out[threadIdx.x] = 1.0f;\n"
+            "  out[threadIdx.x + 1] = 2.0f;\n}\n"
+            "__global__ void shared1(float* out) {\n  __shared__ float s;\n  s = threadIdx.x;\n  __syncthreads();\n"
+            "  out[threadIdx.x] = s;\n}\n"
+            "void run(float* o) { one<<<1, 64>>>(o, 2.0f); two<<<1, 64>>>(o); shared1<<<1, 64>>>(o); }\n");
+  std::map<int, json> waw;
+  for (const auto& x : findings(lintJson(d, "--no-group --rules=global-memory-race,missing-syncthreads waw.cu")))
+    waw[x["location"]["line"]] = x;
+  ASSERT_TRUE(waw.count(1) && waw.count(4) && waw.count(8)) << waw.size();
+  for (int line : {1, 8}) {
+    std::string fix = waw[line]["fix"];
+    EXPECT_NE(fix.find("no barrier can order"), std::string::npos) << line << ": " << fix;
+    EXPECT_EQ(fix.find("order the two with __syncthreads()"), std::string::npos) << fix;
+  }
+  EXPECT_NE(waw[4]["fix"].get<std::string>().find("__syncthreads()"), std::string::npos) << waw[4].dump(2);
+  EXPECT_EQ(waw[4]["fix"].get<std::string>().find("no barrier can order"), std::string::npos) << waw[4].dump(2);
 }
 
 TEST(Places, WarpWritesThatOnlyOverwriteAreNotCalledAReduction) {
