@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
 #include <map>
 #include <set>
 
@@ -62,6 +64,37 @@ Split analyse(const Branch& b, unsigned warps) {
     ++s.dist[{taken, static_cast<unsigned>(lanes.size())}];
   }
   return s;
+}
+// A two-path branch whose minority path (at most a quarter of the block's active lanes) holds only
+// lanes at an edge of the block: the first or last index in an axis of several threads (`if (y ==
+// 0)`, `if (j == 0 || j == ny - 1)` with j from threadIdx.y). A boundary case: the fix is no warp-wise reassignment but clamped
+// indices or a halo, and only the warps holding edge lanes pay (precision sample s5: HeCBench
+// reaction, tridiagonal, rodinia srad). `takenSide`: whether the minority is the taken path.
+bool edgeCase(const Branch& b, const KernelModel& m, bool& takenSide) {
+  if (repeats(b)) return false;
+  const unsigned bx = std::max(1u, m.blockX()), by = std::max(1u, m.blockY()), bz = std::max(1u, m.blockZ());
+  unsigned taken = 0, active = 0, firstActive = UINT32_MAX, lastActive = 0;
+  for (unsigned t = 0; t < b.active.size() && t < b.path.size(); ++t) {
+    if (!b.active[t]) continue;
+    if (b.path[t] > 1) return false;  // a switch
+    ++active;
+    taken += b.path[t] == 1;
+    firstActive = std::min(firstActive, t), lastActive = t;
+  }
+  if (active == 0) return false;
+  if (taken * 4 <= active) takenSide = true;
+  else if ((active - taken) * 4 <= active) takenSide = false;
+  else return false;
+  unsigned count = 0;
+  bool allEdges = true;
+  for (unsigned t = firstActive; t <= lastActive; ++t) {
+    if (!b.active[t] || (b.path[t] == 1) != takenSide) continue;
+    const unsigned x = t % bx, y = (t / bx) % by, z = t / (bx * by);
+    allEdges = allEdges && ((bx > 1 && (x == 0 || x == bx - 1)) || (by > 1 && (y == 0 || y == by - 1)) ||
+                            (bz > 1 && (z == 0 || z == bz - 1)));
+    ++count;
+  }
+  return count > 0 && allEdges;
 }
 }  // namespace
 
@@ -147,9 +180,17 @@ void DivergentBranchRule::checkKernel(const KernelModel& m, RuleContext& rc) {
                         best->divergentWarps, best->activeWarps,
                         b.elseWork ? "both paths run one after the other" : "the other lanes idle while it runs");
     }
+    bool takenSide = true;
+    const bool edge = best->paths <= 2 && edgeCase(b, m, takenSide);
+    if (edge)
+      msg += fmt::format("; the lanes {} are at the edge of the block: a boundary case, {}", takenSide ? "taking it" : "not taking it",
+                         best->divergentWarps < best->activeWarps ? "only the warps holding them split"
+                                                                  : "but every warp holds some of them");
     msg += atContext(b.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
     Diagnostic d = rc.make(kInfo, rc.span(b.cond ? static_cast<const clang::Stmt*>(b.cond) : st), msg);
+    // A boundary case in at most a quarter of the warps costs little: a note.
+    if (edge && best->divergentWarps * 4 <= best->activeWarps) d.severity = Severity::Note;
     {
       // Lanes per divergent warp on the taken path, and the statement's lines (the profile judges
       // the active lanes of the instructions there).
@@ -158,8 +199,11 @@ void DivergentBranchRule::checkKernel(const KernelModel& m, RuleContext& rc) {
                      {"firstLine", whole.begin.line}, {"lastLine", std::max(whole.endLine, whole.begin.line)},
                      {"perIteration", b.context.empty() ? 0 : 1}};
     }
-    d.fixHint = "make the condition uniform per warp: assign work by warp (threadIdx.x / 32) or use sequential "
-                "addressing ('if (tid < s)') so whole warps take the same path";
+    d.fixHint = edge ? "a boundary case, not a work assignment: clamp the indices (min/max) or pad the data with a halo "
+                       "(ghost cells) so the edge lanes run the interior code without a branch; worth it only when the "
+                       "edge warps are a large share of the work"
+                     : "make the condition uniform per warp: assign work by warp (threadIdx.x / 32) or use sequential "
+                       "addressing ('if (tid < s)') so whole warps take the same path";
     setFrequencyImpact(m, st, nullptr, d);
     rc.report(std::move(d));
   }

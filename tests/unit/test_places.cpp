@@ -236,6 +236,28 @@ TEST(Places, AdviceFitsTheCause) {
   }
   EXPECT_NE(waw[4]["fix"].get<std::string>().find("__syncthreads()"), std::string::npos) << waw[4].dump(2);
   EXPECT_EQ(waw[4]["fix"].get<std::string>().find("no barrier can order"), std::string::npos) << waw[4].dump(2);
+  // A branch only the lanes at the block's edge take (a zero-flux boundary row): the boundary
+  // advice, a note when few warps split; a branch by lane parity: the warp-assignment advice.
+  writeFile(d + "/edge.cu",
+            "__global__ void rows(const float* u, float* o, int nx) {\n"
+            "  int x = blockIdx.x * 16 + threadIdx.x, y = blockIdx.y * 16 + threadIdx.y;\n"
+            "  if (threadIdx.y == 0) o[y * nx + x] = u[(y + 1) * nx + x] - u[(y + 2) * nx + x];\n"
+            "  else o[y * nx + x] = u[(y - 1) * nx + x] + u[(y + 1) * nx + x];\n}\n"
+            "__global__ void odd(const float* u, float* o, int nx) {\n"
+            "  int x = blockIdx.x * 16 + threadIdx.x, y = blockIdx.y * 16 + threadIdx.y;\n"
+            "  if (threadIdx.x % 2) o[y * nx + x] = u[(y + 1) * nx + x] - u[(y + 2) * nx + x];\n"
+            "  else o[y * nx + x] = u[(y - 1) * nx + x] + u[(y + 1) * nx + x];\n}\n"
+            "void run(const float* u, float* o, int nx) { rows<<<dim3(8, 8), dim3(16, 16)>>>(u, o, nx);"
+            " odd<<<dim3(8, 8), dim3(16, 16)>>>(u, o, nx); }\n");
+  std::map<int, json> div;
+  for (const auto& x : findings(lintJson(d, "--no-group --rules=divergent-branch edge.cu"))) div[x["location"]["line"]] = x;
+  ASSERT_TRUE(div.count(3) && div.count(8)) << div.size();
+  EXPECT_EQ(div[3]["severity"], "note") << div[3].dump(2);
+  EXPECT_NE(div[3]["fix"].get<std::string>().find("halo"), std::string::npos) << div[3].dump(2);
+  EXPECT_NE(div[3]["message"].get<std::string>().find("at the edge of the block"), std::string::npos);
+  EXPECT_EQ(div[8]["severity"], "warning") << div[8].dump(2);
+  EXPECT_EQ(div[8]["fix"].get<std::string>().find("halo"), std::string::npos) << div[8].dump(2);
+  EXPECT_NE(div[8]["fix"].get<std::string>().find("uniform per warp"), std::string::npos) << div[8].dump(2);
 }
 
 TEST(Places, WarpWritesThatOnlyOverwriteAreNotCalledAReduction) {
