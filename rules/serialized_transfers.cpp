@@ -87,6 +87,99 @@ bool resultDecidesLoop(ASTContext& ctx, const Stmt* loop, const VarDecl* result)
   return exits.found;
 }
 
+// What the launch does with the device buffer a copy in the loop fills (`buf`, a variable of the
+// host code): which parameter of the kernel it becomes.
+struct BufferUse {
+  bool known = false;                   // the launch's arguments and the buffer are visible
+  const FunctionDecl* kernel = nullptr;  // its definition
+  const ParmVarDecl* param = nullptr;    // null when no argument names the buffer
+};
+BufferUse bufferUse(const CallExpr* launch, const std::vector<const CallExpr*>& via, const VarDecl* buf) {
+  BufferUse u;
+  const auto* kc = dyn_cast_or_null<CUDAKernelCallExpr>(launch);
+  // A buffer at namespace scope (a __constant__ or __device__ symbol) is read by name, not passed.
+  if (!kc || !buf || !buf->hasLocalStorage()) return u;
+  const FunctionDecl* fd = kc->getDirectCallee();
+  if (!fd) return u;
+  u.known = true;
+  const FunctionDecl* def = nullptr;
+  if (fd->hasBody(def)) u.kernel = def;
+  std::set<const VarDecl*> vars{buf};
+  for (unsigned i = 0; i < kc->getNumArgs(); ++i)
+    if (refersToAny(throughParams(kc->getArg(i), via), vars)) {
+      if (u.kernel && i < u.kernel->getNumParams()) u.param = u.kernel->getParamDecl(i);
+      else u.known = false;  // passed, but to a parameter we cannot see
+      return u;
+    }
+  return u;
+}
+
+// Whether an index expression of the kernel depends on blockIdx (directly or through local
+// variables initialised or assigned from it, a few levels deep): an element of the block's own.
+bool fromBlockIdx(const Expr* e, const Stmt* body, int depth = 0) {
+  if (!e || depth > 4) return false;
+  struct Names : RecursiveASTVisitor<Names> {
+    bool block = false;
+    std::set<const VarDecl*> locals;
+    bool VisitDeclRefExpr(DeclRefExpr* d) {
+      if (auto* v = dyn_cast<VarDecl>(d->getDecl())) {
+        if (v->getName() == "blockIdx") block = true;
+        else if (v->hasLocalStorage() && !isa<ParmVarDecl>(v)) locals.insert(v);
+      }
+      return true;
+    }
+  } n;
+  n.TraverseStmt(const_cast<Expr*>(e));
+  if (n.block) return true;
+  for (const VarDecl* v : n.locals) {
+    if (v->getInit() && fromBlockIdx(v->getInit(), body, depth + 1)) return true;
+    struct Sets : RecursiveASTVisitor<Sets> {
+      const VarDecl* v;
+      std::vector<const Expr*> rhs;
+      bool VisitBinaryOperator(BinaryOperator* b) {
+        if (b->isAssignmentOp())
+          if (auto* d = dyn_cast<DeclRefExpr>(b->getLHS()->IgnoreParenImpCasts()); d && d->getDecl() == v) rhs.push_back(b->getRHS());
+        return true;
+      }
+    } sets;
+    sets.v = v;
+    sets.TraverseStmt(const_cast<Stmt*>(body));
+    for (const Expr* r : sets.rhs)
+      if (fromBlockIdx(r, body, depth + 1)) return true;
+  }
+  return false;
+}
+
+// The first read of `p` in the kernel's body at an index that does not depend on blockIdx
+// (`pos[j]` for every j of an all-pairs loop): a chunk of the buffer cannot be processed alone.
+// Null when every subscript of `p` in the body depends on blockIdx, or `p` escapes (passed to a
+// call, copied, offset), where nothing is said.
+const ArraySubscriptExpr* foreignRead(const FunctionDecl* kernel, const ParmVarDecl* p) {
+  if (!kernel || !p || !kernel->getBody()) return nullptr;
+  struct Uses : RecursiveASTVisitor<Uses> {
+    const ParmVarDecl* p;
+    const Stmt* body;
+    const ArraySubscriptExpr* foreign = nullptr;
+    unsigned subscripts = 0, uses = 0;
+    bool VisitArraySubscriptExpr(ArraySubscriptExpr* a) {
+      if (auto* d = dyn_cast<DeclRefExpr>(a->getBase()->IgnoreParenImpCasts()); d && d->getDecl() == p) {
+        ++subscripts;
+        if (!foreign && !fromBlockIdx(a->getIdx(), body)) foreign = a;
+      }
+      return true;
+    }
+    bool VisitDeclRefExpr(DeclRefExpr* d) {
+      if (d->getDecl() == p) ++uses;
+      return true;
+    }
+  } u;
+  u.p = p;
+  u.body = kernel->getBody();
+  u.TraverseStmt(kernel->getBody());
+  if (u.uses != u.subscripts) return nullptr;  // used otherwise too: not judged
+  return u.foreign;
+}
+
 }  // namespace
 
 void SerializedTransfersRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) {
@@ -129,6 +222,11 @@ void SerializedTransfersRule::checkTranslationUnit(ASTContext& ctx, RuleContext&
     // `changed` computed from it) runs its iterations one after another whatever the streams: the
     // next launch needs the host to have read this one's result. Nothing to overlap.
     if (resultDecidesLoop(ctx, loop, baseVar(throughParams(out->copy.dst, out->via)))) continue;
+    // A copy the kernel does not read (no argument of the launch names its buffer): nothing the
+    // kernel waits for, so no chunking to advise (precision sample s5: HeCBench remap).
+    const BufferUse use = bufferUse(launch->call, launch->via, baseVar(throughParams(in->copy.dst, in->via)));
+    if (use.known && !use.param) continue;
+    const ArraySubscriptExpr* foreign = use.known ? foreignRead(use.kernel, use.param) : nullptr;
     // Streams that change from one iteration to the next already let iterations overlap.
     auto varying = loopVaryingVars(loop);
     auto streamOf = [&](const HostEvent* e) -> const Expr* {
@@ -179,6 +277,19 @@ void SerializedTransfersRule::checkTranslationUnit(ASTContext& ctx, RuleContext&
     note(out, fmt::format("copies back here ({})", out->copy.fn));
     if (sync && !blocking && !allDefault) note(sync, fmt::format("waits here ({})", sync->name));
     setHostImpact(true, d);  // the loop launches a kernel every iteration
+    if (foreign) {
+      // Every block reads elements outside its own (an all-pairs loop, a gather): chunks of the
+      // input cannot run alone, so the chunk-per-stream advice does not fit (precision sample s5:
+      // Learn-CUDA n-body).
+      d.message += fmt::format("; '{}' reads '{}' at indices that do not depend on blockIdx, so a chunk of the copy "
+                               "cannot be processed on its own", kernel, rc.text(foreign));
+      d.notes.push_back({rc.span(foreign), "read here, at an element every block may need"});
+      d.fixHint = "chunking does not fit a kernel that needs the whole input: keep the data on the device between "
+                  "iterations when the host does not change it, or overlap the next iteration's copy with this kernel "
+                  "(two buffers and two streams: copy input k+1 while kernel k runs), from pinned memory";
+      rc.report(std::move(d));
+      continue;
+    }
     d.fixHint = "split the data into chunks and give each chunk its own non-default stream (cudaStreamCreate; stream[k "
                 "% 4]): cudaMemcpyAsync in, kernel, cudaMemcpyAsync out, from pinned memory (cudaMallocHost), and "
                 "synchronise once after the loop, so one chunk's copies overlap another's kernel (lecture 000, 2.4)";

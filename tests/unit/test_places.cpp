@@ -258,6 +258,24 @@ TEST(Places, AdviceFitsTheCause) {
   EXPECT_EQ(div[8]["severity"], "warning") << div[8].dump(2);
   EXPECT_EQ(div[8]["fix"].get<std::string>().find("halo"), std::string::npos) << div[8].dump(2);
   EXPECT_NE(div[8]["fix"].get<std::string>().find("uniform per warp"), std::string::npos) << div[8].dump(2);
+  // A kernel that reads its whole input (all pairs): no chunk-per-stream advice for its copies.
+  writeFile(d + "/pairs.cu",
+            "__global__ void pairs(const float* p, float* a, int n) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  float s = 0.0f;\n"
+            "  for (int j = 0; j < n; ++j) s += p[j] - p[i];\n  a[i] = s;\n}\n"
+            "__global__ void own(const float* p, float* a, int n) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  a[i] = p[i] * 2.0f;\n}\n"
+            "void run(float* dp, float* da, float* h, size_t n, int iters) {\n  cudaMallocHost(&h, n * 4);\n"
+            "  for (int t = 0; t < iters; ++t) {\n    cudaMemcpy(dp, h, n * 4, cudaMemcpyHostToDevice);\n"
+            "    pairs<<<n / 256, 256>>>(dp, da, n);\n    cudaMemcpy(h, da, n * 4, cudaMemcpyDeviceToHost);\n  }\n"
+            "  for (int t = 0; t < iters; ++t) {\n    cudaMemcpy(dp, h, n * 4, cudaMemcpyHostToDevice);\n"
+            "    own<<<n / 256, 256>>>(dp, da, n);\n    cudaMemcpy(h, da, n * 4, cudaMemcpyDeviceToHost);\n  }\n}\n");
+  std::map<int, json> ser;
+  for (const auto& x : findings(lintJson(d, "--no-group --rules=serialized-transfers pairs.cu"))) ser[x["location"]["line"]] = x;
+  ASSERT_TRUE(ser.count(13) && ser.count(18)) << ser.size();
+  EXPECT_EQ(ser[13]["fix"].get<std::string>().find("split the data into chunks"), std::string::npos) << ser[13].dump(2);
+  EXPECT_NE(ser[13]["message"].get<std::string>().find("reads 'p[j]'"), std::string::npos) << ser[13].dump(2);
+  EXPECT_NE(ser[18]["fix"].get<std::string>().find("split the data into chunks"), std::string::npos) << ser[18].dump(2);
 }
 
 TEST(Places, WarpWritesThatOnlyOverwriteAreNotCalledAReduction) {
