@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 
 #include "analyzer/rule/rule_context.h"
@@ -157,6 +158,15 @@ void PartialWarpBlockRule::checkKernel(const KernelModel& m, RuleContext& rc) {
                             down, up);
   else
     d.fixHint = fmt::format("use at least 32 threads per block ({}) and guard the tail with 'if (i < n)'", up);
+  // When the block size follows the data (one block per row of `threads` elements, a head size),
+  // a padded block leaves the same lanes idle: r rows of work per block fill whole warps (precision
+  // sample s5: ggml's fixup kernels launched with DV = 80 threads, HeCBench p4's 6).
+  const unsigned r = 32 / std::gcd(threads, 32u);
+  if (r > 1 && r * threads <= 1024)
+    d.fixHint += fmt::format("; if each block's work is exactly {} elements (the block size follows the data), padding "
+                             "leaves the same lanes idle: give each block {} rows of work instead ({} x {} = {} threads, "
+                             "{} full warps)",
+                             threads, r, r, threads, r * threads, r * threads / 32);
   rc.report(std::move(d));
 }
 

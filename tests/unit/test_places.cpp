@@ -276,6 +276,15 @@ TEST(Places, AdviceFitsTheCause) {
   EXPECT_EQ(ser[13]["fix"].get<std::string>().find("split the data into chunks"), std::string::npos) << ser[13].dump(2);
   EXPECT_NE(ser[13]["message"].get<std::string>().find("reads 'p[j]'"), std::string::npos) << ser[13].dump(2);
   EXPECT_NE(ser[18]["fix"].get<std::string>().find("split the data into chunks"), std::string::npos) << ser[18].dump(2);
+  // An 80-thread block (a head size): padding and rows of work both said, with the row count that
+  // fills whole warps.
+  writeFile(d + "/rows.cu", "__global__ void fix(float* o) { o[blockIdx.x * 80 + threadIdx.x] = 1.0f; }\n"
+                            "void run(float* o) { fix<<<100, 80>>>(o); }\n");
+  auto pw = findings(lintJson(d, "--no-group --rules=partial-warp-block rows.cu"));
+  ASSERT_EQ(pw.size(), 1u);
+  std::string pwFix = pw[0]["fix"];
+  EXPECT_NE(pwFix.find("(64 or 96)"), std::string::npos) << pwFix;
+  EXPECT_NE(pwFix.find("2 rows of work instead (2 x 80 = 160 threads, 5 full warps)"), std::string::npos) << pwFix;
 }
 
 TEST(Places, WarpWritesThatOnlyOverwriteAreNotCalledAReduction) {
