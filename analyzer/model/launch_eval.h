@@ -19,6 +19,10 @@
 
 namespace gpuopt {
 
+// Whether an assignment `set` cannot reach `use` because they lie in different arms of one `if`, or
+// of two ifs with the same condition over variables the function never assigns (launch_targets.cpp).
+bool armExcludes(const clang::Stmt* set, const clang::Expr* use, clang::ASTContext& ctx);
+
 class HostValues {
  public:
   // One function of the chain around a launch: `fn`, entered through `call` (a call of fn in the

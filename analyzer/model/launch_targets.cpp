@@ -1,5 +1,6 @@
 // Values of host expressions around a launch (launch_eval.h), continued: which kernels a callee
-// expression names and whether a condition the constants decide keeps a launch from running.
+// expression names, whether a condition the constants decide keeps a launch from running, and
+// whether an assignment reaches a launch through the arms of ifs (armExcludes).
 #include "analyzer/model/launch_eval.h"
 
 #include <clang/AST/ExprCXX.h>
@@ -7,10 +8,85 @@
 #include <clang/AST/StmtCXX.h>
 
 #include <algorithm>
+#include <optional>
+#include <set>
 
 #include "analyzer/model/ast_util.h"
 
 namespace gpuopt {
+namespace {
+// The if statements around `s` up to its function, innermost first, with whether `s` is in the
+// then-arm.
+std::vector<std::pair<const clang::IfStmt*, bool>> enclosingArms(const clang::Stmt* s, clang::ASTContext& ctx) {
+  std::vector<std::pair<const clang::IfStmt*, bool>> out;
+  const clang::Stmt* prev = s;
+  clang::DynTypedNodeList ps = ctx.getParents(*s);
+  for (int hops = 0; hops < 256 && !ps.empty(); ++hops) {
+    const clang::Stmt* p = ps[0].get<clang::Stmt>();
+    if (!p || llvm::isa<clang::LambdaExpr>(p)) break;
+    if (auto* is = llvm::dyn_cast<clang::IfStmt>(p); is && !is->getInit() && !is->getConditionVariable()) {
+      if (prev == is->getThen()) out.push_back({is, true});
+      else if (prev == is->getElse()) out.push_back({is, false});
+    }
+    prev = p;
+    ps = ctx.getParents(*p);
+  }
+  return out;
+}
+
+// A condition whose value cannot change within `fn`: integer literals, operators and local
+// variables or parameters never assigned in it (no call, no member, no memory).
+bool stableCondition(const clang::Expr* e, const std::set<const clang::VarDecl*>& assigned) {
+  e = e->IgnoreParenImpCasts();
+  if (llvm::isa<clang::IntegerLiteral, clang::CXXBoolLiteralExpr, clang::CharacterLiteral>(e)) return true;
+  if (auto* d = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+    if (llvm::isa<clang::EnumConstantDecl>(d->getDecl())) return true;
+    auto* vd = llvm::dyn_cast<clang::VarDecl>(d->getDecl());
+    return vd && (vd->hasLocalStorage() || vd->getType().isConstQualified()) && !vd->getType()->isReferenceType() &&
+           !assigned.count(vd);
+  }
+  if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(e))
+    return !b->isAssignmentOp() && stableCondition(b->getLHS(), assigned) && stableCondition(b->getRHS(), assigned);
+  if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e))
+    return !u->isIncrementDecrementOp() && u->getOpcode() != clang::UO_AddrOf && u->getOpcode() != clang::UO_Deref &&
+           stableCondition(u->getSubExpr(), assigned);
+  return false;
+}
+
+}  // namespace
+
+// A set in one arm of `if (c)` does not reach a use in the other arm of that if, nor in the other
+// arm of a later `if (c)` with the same condition when nothing in the function can change it
+// (HeCBench wmma: `if (impl == 0) block.x = 32; else { block.x = 64; block.y = 4; }`, then `if
+// (impl == 0) k0<<<grid, block>>>(...); else k1<<<grid, block>>>(...)`: k0 gets 32 x 1).
+bool armExcludes(const clang::Stmt* set, const clang::Expr* use, clang::ASTContext& ctx) {
+  auto setArms = enclosingArms(set, ctx);
+  if (setArms.empty()) return false;
+  auto useArms = enclosingArms(use, ctx);
+  std::optional<std::set<const clang::VarDecl*>> assigned;
+  for (const auto& [si, sThen] : setArms)
+    for (const auto& [ui, uThen] : useArms) {
+      if (sThen == uThen) continue;
+      if (si == ui) return true;
+      llvm::FoldingSetNodeID a, b;
+      si->getCond()->Profile(a, ctx, true);
+      ui->getCond()->Profile(b, ctx, true);
+      if (a != b) continue;
+      if (!assigned) {
+        const clang::Stmt* fnBody = nullptr;
+        for (clang::DynTypedNodeList ps = ctx.getParents(*si); !ps.empty();) {
+          if (auto* fd = ps[0].get<clang::FunctionDecl>()) { fnBody = fd->getBody(); break; }
+          if (ps[0].get<clang::LambdaExpr>()) break;
+          ps = ctx.getParents(ps[0]);
+        }
+        if (!fnBody) return false;
+        assigned = assignedVars(fnBody);
+      }
+      if (stableCondition(si->getCond(), *assigned)) return true;
+    }
+  return false;
+}
+
 std::vector<const clang::FunctionDecl*> HostValues::kernels(const clang::Expr* callee, const Env& env) {
   std::vector<const clang::FunctionDecl*> out;
   kernelsAt(callee, env, 0, out);

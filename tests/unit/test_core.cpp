@@ -479,27 +479,6 @@ TEST(Frontend, IncludeScanAndIncluderSearch) {
   EXPECT_TRUE(findIncluders(d + "/other.cu", {}, {}).empty());
 }
 
-TEST(Frontend, TheIncluderSearchStopsAtTheRepositoryRoot) {
-  // outside/main.cu includes repo/src/k.cu, but repo is a repository (.git): the search lists
-  // repo/src and repo, never outside, so the stored result of k.cu does not depend on it.
-  std::string d = fs::path(tmp("incroot/x")).parent_path().string() + "/outside";
-  fs::remove_all(d);
-  fs::create_directories(d + "/repo/.git");
-  write(d + "/repo/src/k.cu", "__global__ void k(float* a) { a[threadIdx.x] = 0; }\n");
-  write(d + "/main.cu", "#include \"repo/src/k.cu\"\nint main() {}\n");
-  IncluderScan scan;
-  EXPECT_TRUE(findIncluders(d + "/repo/src/k.cu", {}, {}, 3, &scan).empty());
-  std::string outside = fs::weakly_canonical(d).string();
-  for (const auto& f : scan.folders) EXPECT_NE(f, outside);
-  EXPECT_NE(std::find(scan.folders.begin(), scan.folders.end(), fs::weakly_canonical(d + "/repo").string()),
-            scan.folders.end());
-  // Without the repository marker the same layout finds it.
-  fs::remove_all(d + "/repo/.git");
-  auto found = findIncluders(d + "/repo/src/k.cu", {}, {});
-  ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(fs::path(found[0]).filename(), "main.cu");
-}
-
 TEST(Frontend, ProjectLayoutFoldersUpToTheRepositoryRoot) {
   std::string root = fs::path(tmp("layout/x")).parent_path().string() + "/repo";
   fs::remove_all(root);

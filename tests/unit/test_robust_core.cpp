@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -238,4 +239,27 @@ TEST(Fix, StaleTemporaryFilesOfDeadRunsAreRemovedAndLiveOnesKept) {
   EXPECT_TRUE(fs::exists(dir + "/k.cu"));
   EXPECT_TRUE(fs::exists(dir + "/notes.tmp.txt"));
   fs::remove_all(dir);
+}
+
+// A stored result depends on the source files the includer search lists; outside the repository
+// there are none of the project's, and a busy /tmp or home folder would make every result stale.
+TEST(Frontend, TheIncluderSearchStopsAtTheRepositoryRoot) {
+  // outside/main.cu includes repo/src/k.cu, but repo is a repository (.git): the search lists
+  // repo/src and repo, never outside, so the stored result of k.cu does not depend on it.
+  std::string d = dirFor("incroot") + "/outside";
+  fs::create_directories(d + "/repo/.git");
+  fs::create_directories(d + "/repo/src");
+  put(d + "/repo/src/k.cu", "__global__ void k(float* a) { a[threadIdx.x] = 0; }\n");
+  put(d + "/main.cu", "#include \"repo/src/k.cu\"\nint main() {}\n");
+  IncluderScan scan;
+  EXPECT_TRUE(findIncluders(d + "/repo/src/k.cu", {}, {}, 3, &scan).empty());
+  std::string outside = fs::weakly_canonical(d).string();
+  for (const auto& f : scan.folders) EXPECT_NE(f, outside);
+  EXPECT_NE(std::find(scan.folders.begin(), scan.folders.end(), fs::weakly_canonical(d + "/repo").string()),
+            scan.folders.end());
+  // Without the repository marker the same layout finds it.
+  fs::remove_all(d + "/repo/.git");
+  auto found = findIncluders(d + "/repo/src/k.cu", {}, {});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(fs::path(found[0]).filename(), "main.cu");
 }
