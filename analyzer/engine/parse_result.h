@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyzer/frontend/benign_diagnostics.h"
 #include "analyzer/frontend/preamble.h"
 #include "analyzer/report/diagnostic.h"
 #include "analyzer/report/output.h"
@@ -38,6 +39,7 @@ struct RawError {
 class ErrorCollector : public clang::DiagnosticConsumer {
  public:
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
+    if (level >= clang::DiagnosticsEngine::Error && clangWrapperOnlyError(info)) return;
     clang::DiagnosticConsumer::HandleDiagnostic(level, info);
     if (level < clang::DiagnosticsEngine::Error) return;
     llvm::SmallString<256> msg;

@@ -1,4 +1,6 @@
 #include "analyzer/frontend/preamble.h"
+
+#include "analyzer/frontend/benign_diagnostics.h"
 #include "analyzer/frontend/crash_guard.h"
 #include "analyzer/report/safe_write.h"
 
@@ -173,7 +175,7 @@ class ErrorCounter : public clang::DiagnosticConsumer {
  public:
   explicit ErrorCounter(BuildInfo& info) : info_(info) {}
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& d) override {
-    if (level < clang::DiagnosticsEngine::Error) return;
+    if (level < clang::DiagnosticsEngine::Error || clangWrapperOnlyError(d)) return;
     if (info_.errors++ == 0) {
       llvm::SmallString<128> msg;
       d.FormatDiagnostic(msg);

@@ -404,3 +404,20 @@ TEST(Projects, CurandMtgp32WithoutItsHeaderIsNvccsCompileError) {
   EXPECT_EQ(j["files"][0]["kernels"], 1) << r.out;
   fs::remove_all(d);
 }
+
+TEST(Projects, CcclAssertUnderNdebugIsNoCompileError) {
+  // With NDEBUG, CCCL's assert.h declares `__host__ __device__ __assert_fail` when the CUDA
+  // compiler is nvcc, over the `__device__` one Clang's CUDA wrapper provides: Clang rejects the
+  // overload, nvcc (which reads no such wrapper) compiles the file (ggml sum.cu, argsort.cu).
+  if (!fs::exists("/usr/local/cuda/include/cccl/cuda/std/cassert")) GTEST_SKIP() << "no CUDA toolkit (CCCL) here";
+  std::string d = tempDir("cccl-ndebug");
+  writeFile(d + "/k.cu",
+            "#define NDEBUG\n#include <cuda/std/cassert>\n"
+            "__global__ void k(float* a) { a[threadIdx.x * 32] = 1.0f; }\nvoid run(float* a) { k<<<1, 32>>>(a); }\n");
+  auto r = runLint("--cuda-path /usr/local/cuda --no-cache --format json k.cu", d);
+  auto j = json::parse(r.out);
+  Findings got = actualOf(j);
+  EXPECT_EQ(got, (Findings{{"k.cu", 3, "uncoalesced-access"}})) << describe(got) << r.err;
+  EXPECT_EQ(j["files"][0]["kernels"], 1) << r.out;
+  fs::remove_all(d);
+}
