@@ -77,4 +77,8 @@ using std::signbit;
 #ifndef __NVCC__
 #define __NVCC__ 1
 #endif
+// nvcc defines __CUDACC__ as 1; Clang's CUDA wrapper defines it empty, so `#if __CUDACC__` was
+// "expected value in expression" (HeCBench ssim's gdt/math/vec/compare.h, checked with nvcc -E -dM).
+#undef __CUDACC__
+#define __CUDACC__ 1
 #endif

@@ -1,5 +1,5 @@
-// Clang errors that nvcc has no counterpart for: Clang's own CUDA wrapper headers meeting a toolkit
-// header written for nvcc. Dropped by the parse's and the preamble's error collectors (not
+// Clang errors that nvcc (with GCC as its host compiler) has no counterpart for: Clang's own CUDA
+// wrapper headers meeting a toolkit header written for nvcc, GNU extensions GCC accepts. Dropped by the parse's and the preamble's error collectors (not
 // findings, and no reason to try a host-side or includer parse); nothing the analysis reads
 // changes with them.
 #pragma once
@@ -20,6 +20,10 @@ inline bool clangWrapperOnlyError(const clang::Diagnostic& d) {
     d.FormatDiagnostic(msg);
     return llvm::StringRef(msg).contains("function '__assert_fail' cannot overload __device__ function '__assert_fail'");
   }
+  // A variable-length array with an initialiser in host code (`cudaSurfaceObject_t s[n] = {0};`):
+  // GCC, nvcc's host compiler, accepts it as an extension; Clang does not (cuda-samples
+  // cudaNvSciBufMultiplanar). A VLA in device code is still rejected (err_cuda_vla, its own error).
+  if (d.getID() == clang::diag::err_variable_object_no_init) return true;
   return false;
 }
 
