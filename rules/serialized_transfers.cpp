@@ -94,7 +94,36 @@ struct BufferUse {
   const FunctionDecl* kernel = nullptr;  // its definition
   const ParmVarDecl* param = nullptr;    // null when no argument names the buffer
 };
-BufferUse bufferUse(const CallExpr* launch, const std::vector<const CallExpr*>& via, const VarDecl* buf) {
+// `buf` and the variables of `body` made from it (`Sys d = {(float4*)d_buf, ...}`, `float* q =
+// d_buf + n`), to a fixed point: a launch passing any of them passes the buffer.
+std::set<const VarDecl*> derivedFrom(const Stmt* body, const VarDecl* buf) {
+  std::set<const VarDecl*> vars{buf};
+  struct Flow : RecursiveASTVisitor<Flow> {
+    std::set<const VarDecl*>& vars;
+    bool grew = false;
+    explicit Flow(std::set<const VarDecl*>& v) : vars(v) {}
+    void add(const VarDecl* v, const Expr* from) {
+      if (v && from && refersToAny(from, vars) && vars.insert(v).second) grew = true;
+    }
+    bool VisitVarDecl(VarDecl* v) {
+      add(v, v->getInit());
+      return true;
+    }
+    bool VisitBinaryOperator(BinaryOperator* b) {
+      if (b->isAssignmentOp()) add(baseVar(b->getLHS()), b->getRHS());
+      return true;
+    }
+  };
+  for (int round = 0; round < 4 && body; ++round) {
+    Flow f(vars);
+    f.TraverseStmt(const_cast<Stmt*>(body));
+    if (!f.grew) break;
+  }
+  return vars;
+}
+
+BufferUse bufferUse(ASTContext& ctx, const Stmt* loop, const CallExpr* launch, const std::vector<const CallExpr*>& via,
+                    const VarDecl* buf) {
   BufferUse u;
   const auto* kc = dyn_cast_or_null<CUDAKernelCallExpr>(launch);
   // A buffer at namespace scope (a __constant__ or __device__ symbol) is read by name, not passed.
@@ -104,7 +133,8 @@ BufferUse bufferUse(const CallExpr* launch, const std::vector<const CallExpr*>& 
   u.known = true;
   const FunctionDecl* def = nullptr;
   if (fd->hasBody(def)) u.kernel = def;
-  std::set<const VarDecl*> vars{buf};
+  const FunctionDecl* host = enclosingFunction(ctx, loop);
+  std::set<const VarDecl*> vars = host && host->getBody() ? derivedFrom(host->getBody(), buf) : std::set<const VarDecl*>{buf};
   for (unsigned i = 0; i < kc->getNumArgs(); ++i)
     if (refersToAny(throughParams(kc->getArg(i), via), vars)) {
       if (u.kernel && i < u.kernel->getNumParams()) u.param = u.kernel->getParamDecl(i);
@@ -224,7 +254,7 @@ void SerializedTransfersRule::checkTranslationUnit(ASTContext& ctx, RuleContext&
     if (resultDecidesLoop(ctx, loop, baseVar(throughParams(out->copy.dst, out->via)))) continue;
     // A copy the kernel does not read (no argument of the launch names its buffer): nothing the
     // kernel waits for, so no chunking to advise (precision sample s5: HeCBench remap).
-    const BufferUse use = bufferUse(launch->call, launch->via, baseVar(throughParams(in->copy.dst, in->via)));
+    const BufferUse use = bufferUse(ctx, loop, launch->call, launch->via, baseVar(throughParams(in->copy.dst, in->via)));
     if (use.known && !use.param) continue;
     const ArraySubscriptExpr* foreign = use.known ? foreignRead(use.kernel, use.param) : nullptr;
     // Streams that change from one iteration to the next already let iterations overlap.
