@@ -9,6 +9,7 @@ random.Random(f"2611-{rule}").sample(group, min(N, len(group))), N = -n (15).
 Messages come from the tool's full JSON output beside each record (X.json for X.rec.json),
 since the records hold only [rule, severity, file, line]. Writes --out (not committed: it holds the messages, which quote code).
 Usage: bench/precision_sample.py --label s5 -n 15 --out /tmp/sample.tsv; judged verdicts: bench/precision-test-s5.tsv.
+A later, independent sample: --seed S --exclude bench/precision-test-s5.tsv (places judged before are not drawn).
 """
 import glob, hashlib, json, os, random, sys
 from collections import defaultdict
@@ -18,6 +19,9 @@ ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 ap.add_argument("--label", default="s5", help="the sweep under $GPUOPT_CORPUS/results/")
 ap.add_argument("-n", type=int, default=15, help="findings per rule (all when fewer)")
 ap.add_argument("--out", default="sample.tsv", help="the sample to judge (messages included: keep it out of the repository)")
+ap.add_argument("--seed", default="2611", help="seed prefix (per rule: SEED-RULE; default %(default)s, the s5 sample's)")
+ap.add_argument("--exclude", action="append", default=[],
+                help="a judged TSV (columns project, file, line, rule): its places are not drawn again (repeatable)")
 args = ap.parse_args()
 CORPUS = os.environ.get("GPUOPT_CORPUS", "/work/corpus")
 S5 = os.path.join(CORPUS, "results", args.label)
@@ -40,6 +44,20 @@ def load_messages(rec_path, cwd, root):
 
 recs = sorted(glob.glob(f"{S5}/**/*.rec.json", recursive=True))
 seen, pop = set(), []
+# Places an earlier sample judged (and whose causes were then worked on): not drawn again, so the new
+# sample measures places nobody has looked at.
+for path in args.exclude:
+    with open(path) as f:
+        head = None
+        for line in f:
+            if line.startswith("#"):
+                continue
+            cols = line.rstrip("\n").split("\t")
+            if head is None:
+                head = cols
+                continue
+            r = dict(zip(head, cols))
+            seen.add((r["project"], r["file"], int(r["line"]), r["rule"]))
 for rp in recs:
     d = json.load(open(rp))
     if d.get("half") != "test":
@@ -65,7 +83,7 @@ rows = []
 for rule in sorted(groups, key=lambda r: (len(groups[r]), r)):
     g = groups[rule]
     print(f"{rule}\tpopulation={len(g)}")
-    for x in random.Random(f"2611-{rule}").sample(g, min(args.n, len(g))):
+    for x in random.Random(f"{args.seed}-{rule}").sample(g, min(args.n, len(g))):
         msg = x["message"]
         rows.append((x, " ".join(msg.split())[:300]))
 

@@ -161,15 +161,20 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       else if (constStride && stride % a.elemSize == 0) pattern = fmt::format("adjacent threads are {} elements apart", stride / a.elemSize);
       else if (constStride) pattern = fmt::format("adjacent threads are {} bytes apart for {}-byte accesses", stride, a.elemSize);
       else pattern = "the lanes' addresses are scattered";
-      msg = fmt::format("uncoalesced global {} '{}': a warp touches {} sectors for {} useful ({:.1f}% efficiency); {}",
-                        kind, what, c.sectors, c.ideal, 100.0 * c.ratio, pattern);
+      // A stride that is a run-time value (a parameter's stand-in): the figure holds for the value
+      // assumed, so the finding is possible, with its assumption (precision sample s5: ggml im2col's
+      // 'stride_x', an element stride that is 1 for contiguous inputs).
+      msg = fmt::format("{}uncoalesced global {} '{}': a warp touches {} sectors for {} useful ({:.1f}% efficiency); {}",
+                        symbolicStride ? "possible " : "", kind, what, c.sectors, c.ideal, 100.0 * c.ratio, pattern);
       bool member = llvm::isa<clang::MemberExpr>(a.expr->IgnoreParenImpCasts());
       if (member && constStride && stride > static_cast<int64_t>(a.elemSize))
         fix = "use a structure of arrays (one array per field), or load whole elements with a vector type";
       else
         fix = "let threadIdx.x index the contiguous dimension (swap the index roles), or load tiles coalesced into "
               "shared memory and read them transposed there (corner turning)";
-      if (symbolicStride) msg += fmt::format(" (counted for '{}' >= 8)", a.strideSym);
+      if (symbolicStride)
+        msg += fmt::format(" (counted for '{0}' >= 8, a value known only at run time; for '{0}' = 1 the access is "
+                           "coalesced)", a.strideSym);
     }
     msg += atContext(a.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
