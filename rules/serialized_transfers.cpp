@@ -103,7 +103,12 @@ std::set<const VarDecl*> derivedFrom(const Stmt* body, const VarDecl* buf) {
     bool grew = false;
     explicit Flow(std::set<const VarDecl*>& v) : vars(v) {}
     void add(const VarDecl* v, const Expr* from) {
-      if (v && from && refersToAny(from, vars) && vars.insert(v).second) grew = true;
+      // Only what can hold the address: pointers, arrays, structs (`int k = result.first - buffer`
+      // is a count, not the buffer: HeCBench remap).
+      if (!v || !from) return;
+      QualType t = v->getType().getNonReferenceType();
+      if (!t->isPointerType() && !t->isArrayType() && !t->isRecordType() && !t->isUndeducedAutoType()) return;
+      if (refersToAny(from, vars) && vars.insert(v).second) grew = true;
     }
     bool VisitVarDecl(VarDecl* v) {
       add(v, v->getInit());
