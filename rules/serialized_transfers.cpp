@@ -19,39 +19,46 @@ using namespace gpuopt::host;
 
 std::string functionName(const FunctionDecl* fd) { return fd ? fd->getNameAsString() : std::string("the kernel it calls"); }
 
+// `vars` grown by the variables of `body` initialised or assigned from one of them (plain and
+// overloaded assignment), to a fixed point (four rounds); `keep` says which variables may join.
+template <class Keep>
+void growFrom(const Stmt* body, std::set<const VarDecl*>& vars, Keep keep) {
+  struct Flow : RecursiveASTVisitor<Flow> {
+    std::set<const VarDecl*>& vars;
+    Keep& keep;
+    bool grew = false;
+    Flow(std::set<const VarDecl*>& v, Keep& k) : vars(v), keep(k) {}
+    void add(const VarDecl* v, const Expr* from) {
+      if (v && from && keep(v) && refersToAny(from, vars) && vars.insert(v).second) grew = true;
+    }
+    bool VisitBinaryOperator(BinaryOperator* b) {
+      if (b->isAssignmentOp()) add(baseVar(b->getLHS()), b->getRHS());
+      return true;
+    }
+    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr* c) {
+      if (c->isAssignmentOp() && c->getNumArgs() == 2) add(baseVar(c->getArg(0)), c->getArg(1));
+      return true;
+    }
+    bool VisitVarDecl(VarDecl* v) {
+      add(v, v->getInit());
+      return true;
+    }
+  };
+  for (int round = 0; round < 4 && body; ++round) {
+    Flow f(vars, keep);
+    f.TraverseStmt(const_cast<Stmt*>(body));
+    if (!f.grew) break;
+  }
+}
+
 // Whether the loop's condition, or a `break` condition in its body, reads `result` (the host buffer
 // a copy in the loop fills) or a variable the body computes from it.
 bool resultDecidesLoop(ASTContext& ctx, const Stmt* loop, const VarDecl* result) {
   if (!result) return false;
   std::set<const VarDecl*> from{result};
   // Variables assigned (or initialised) from the result inside the body, to a fixed point.
-  struct Flow : RecursiveASTVisitor<Flow> {
-    std::set<const VarDecl*>& from;
-    bool grew = false;
-    explicit Flow(std::set<const VarDecl*>& f) : from(f) {}
-    void add(const Expr* lhs, const Expr* rhs) {
-      const VarDecl* v = baseVar(lhs);
-      if (v && rhs && refersToAny(rhs, from) && from.insert(v).second) grew = true;
-    }
-    bool VisitBinaryOperator(BinaryOperator* b) {
-      if (b->isAssignmentOp()) add(b->getLHS(), b->getRHS());
-      return true;
-    }
-    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr* c) {
-      if (c->isAssignmentOp() && c->getNumArgs() == 2) add(c->getArg(0), c->getArg(1));
-      return true;
-    }
-    bool VisitVarDecl(VarDecl* v) {
-      if (v->getInit() && refersToAny(v->getInit(), from) && from.insert(v).second) grew = true;
-      return true;
-    }
-  };
   const Stmt* body = loopBody(loop);
-  for (int round = 0; round < 4 && body; ++round) {
-    Flow f(from);
-    f.TraverseStmt(const_cast<Stmt*>(body));
-    if (!f.grew) break;
-  }
+  growFrom(body, from, [](const VarDecl*) { return true; });
   const Expr* cond = nullptr;
   if (const auto* w = dyn_cast<WhileStmt>(loop)) cond = w->getCond();
   else if (const auto* d = dyn_cast<DoStmt>(loop)) cond = d->getCond();
@@ -98,32 +105,12 @@ struct BufferUse {
 // d_buf + n`), to a fixed point: a launch passing any of them passes the buffer.
 std::set<const VarDecl*> derivedFrom(const Stmt* body, const VarDecl* buf) {
   std::set<const VarDecl*> vars{buf};
-  struct Flow : RecursiveASTVisitor<Flow> {
-    std::set<const VarDecl*>& vars;
-    bool grew = false;
-    explicit Flow(std::set<const VarDecl*>& v) : vars(v) {}
-    void add(const VarDecl* v, const Expr* from) {
-      // Only what can hold the address: pointers, arrays, structs (`int k = result.first - buffer`
-      // is a count, not the buffer: HeCBench remap).
-      if (!v || !from) return;
-      QualType t = v->getType().getNonReferenceType();
-      if (!t->isPointerType() && !t->isArrayType() && !t->isRecordType() && !t->isUndeducedAutoType()) return;
-      if (refersToAny(from, vars) && vars.insert(v).second) grew = true;
-    }
-    bool VisitVarDecl(VarDecl* v) {
-      add(v, v->getInit());
-      return true;
-    }
-    bool VisitBinaryOperator(BinaryOperator* b) {
-      if (b->isAssignmentOp()) add(baseVar(b->getLHS()), b->getRHS());
-      return true;
-    }
-  };
-  for (int round = 0; round < 4 && body; ++round) {
-    Flow f(vars);
-    f.TraverseStmt(const_cast<Stmt*>(body));
-    if (!f.grew) break;
-  }
+  // Only what can hold the address: pointers, arrays, structs (`int k = result.first - buffer` is a
+  // count, not the buffer: HeCBench remap).
+  growFrom(body, vars, [](const VarDecl* v) {
+    QualType t = v->getType().getNonReferenceType();
+    return t->isPointerType() || t->isArrayType() || t->isRecordType() || t->isUndeducedAutoType();
+  });
   return vars;
 }
 
