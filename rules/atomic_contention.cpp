@@ -95,10 +95,13 @@ void AtomicContentionRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       bool oneAddress = warpsAt.size() == 1;
       if (activeThreads <= 1) continue;  // one atomic per block: the fix itself
       if (oneAddress && activeWarps > 1 && worstLanes > 1 && aggregatedByNvcc(a, m.ast())) {
+        // An address of the block's own (`smax[blockIdx.x]`): only the block's warps meet there
+        // (precision sample s11: HeCBench fsm, all-pairs-distance).
         msg = fmt::format("{}: every thread of the block ({} threads in {} warps) updates one address; nvcc already "
-                          "aggregates this per warp (one atomic per warp), so what remains is all {} warps of every "
-                          "block of the grid serialising on that address",
-                          what, activeThreads, activeWarps, activeWarps);
+                          "aggregates this per warp (one atomic per warp), so what remains is all {} warps of {} "
+                          "serialising on that address",
+                          what, activeThreads, activeWarps, activeWarps,
+                          a.addrBlock ? "the block (each block has an address of its own)" : "every block of the grid");
       } else if (oneAddress && worstLanes > 1) {
         msg = fmt::format("{}: all {} active lanes of each warp{} update one address, one after the other{}", what,
                           worstLanes, activeWarps > 1 ? fmt::format(" and all {} warps of the block", activeWarps) : "",
@@ -112,8 +115,10 @@ void AtomicContentionRule::checkKernel(const KernelModel& m, RuleContext& rc) {
         // `if (atomicAdd(done, n) + n == total)`): how many warps get there is not known, and
         // such guards usually let one warp through per launch (cuda-samples cdpAdvancedQuicksort).
         if (!a.guards.empty()) continue;
-        msg = fmt::format("{}: one lane of each of the {} warps of the block updates the same address; every warp of "
-                          "the grid serialises on it", what, activeWarps);
+        msg = fmt::format("{}: one lane of each of the {} warps of the block updates the same address; {}", what,
+                          activeWarps,
+                          a.addrBlock ? "the block's warps serialise on it (each block has an address of its own)"
+                                      : "every warp of the grid serialises on it");
       } else if (worstLanes >= minLanes) {
         msg = fmt::format("{}: up to {} lanes of a warp update the same address ({} warps of the block share an "
                           "address); their atomics serialise", what, worstLanes, warpsOnOne);

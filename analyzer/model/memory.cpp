@@ -236,6 +236,7 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   a.data = lv.ptr.data;
   a.symbolic = lv.ptr.symbolic;
   a.strideSym = lv.ptr.strideSym;
+  a.addrBlock = lv.ptr.block;
   if (stored && stored->known) {
     a.stored = stored->v;
     a.storedKnown = true;

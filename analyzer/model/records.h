@@ -62,6 +62,9 @@ struct Access {
   // blockIdx.x).
   std::vector<int64_t> stepX, stepY;
   bool blockLinear = false;
+  // The address differs between blocks (it is made from blockIdx, or from a value loaded at a
+  // block's own address): Value::block of the address.
+  bool addrBlock = false;
   // Under a condition that is the same for every thread of a block but depends on blockIdx
   // (`if (blockIdx.x == 0)`): only some blocks perform it.
   bool blockGuarded = false;

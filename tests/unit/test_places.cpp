@@ -286,6 +286,16 @@ TEST(Places, AdviceFitsTheCause) {
   std::string pwFix = pw[0]["fix"];
   EXPECT_NE(pwFix.find("(64 or 96)"), std::string::npos) << pwFix;
   EXPECT_NE(pwFix.find("2 rows of work instead (2 x 80 = 160 threads, 5 full warps)"), std::string::npos) << pwFix;
+  // An atomic on the block's own element is contended by the block's warps, not the grid's.
+  writeFile(d + "/atomics.cu",
+            "__global__ void perBlock(const int* in, int* m) { atomicMax(&m[blockIdx.x], in[blockIdx.x * 256 + threadIdx.x]); }\n"
+            "__global__ void whole(const int* in, int* t) { atomicAdd(t, in[blockIdx.x * 256 + threadIdx.x]); }\n"
+            "void run(const int* in, int* o) { perBlock<<<64, 256>>>(in, o); whole<<<64, 256>>>(in, o); }\n");
+  auto at = findingsByLine(d, "--no-group --rules=atomic-contention atomics.cu");
+  ASSERT_TRUE(at.count(1) && at.count(2)) << at.size();
+  EXPECT_TRUE(says(at[1], "message", "each block has an address of its own") &&
+              !says(at[1], "message", "every block of the grid")) << at[1].dump(2);
+  EXPECT_TRUE(says(at[2], "message", "every block of the grid")) << at[2].dump(2);
 }
 
 TEST(Places, WarpWritesThatOnlyOverwriteAreNotCalledAReduction) {
