@@ -392,16 +392,19 @@ bool nvccOnlyWarnsAtSharedInit(clang::ASTContext& ctx, clang::SourceLocation loc
   return f.found;
 }
 
-std::vector<bool> inDeviceCode(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& locs) {
+namespace {
+// Whether each location lies in the source range of a function definition that `pick` selects.
+template <class Pick>
+std::vector<bool> inFunctionsWhere(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& locs, Pick pick) {
   struct Ranges : clang::RecursiveASTVisitor<Ranges> {
+    Pick* pick = nullptr;
     std::vector<clang::SourceRange> ranges;
     bool VisitFunctionDecl(clang::FunctionDecl* f) {
-      if (f->doesThisDeclarationHaveABody() &&
-          (f->hasAttr<clang::CUDADeviceAttr>() || f->hasAttr<clang::CUDAGlobalAttr>()))
-        ranges.push_back(f->getSourceRange());
+      if (f->doesThisDeclarationHaveABody() && (*pick)(f)) ranges.push_back(f->getSourceRange());
       return true;
     }
   } r;
+  r.pick = &pick;
   r.TraverseAST(ctx);
   auto& sm = ctx.getSourceManager();
   std::vector<bool> out;
@@ -418,6 +421,17 @@ std::vector<bool> inDeviceCode(clang::ASTContext& ctx, const std::vector<clang::
     out.push_back(in);
   }
   return out;
+}
+}  // namespace
+
+std::vector<bool> inDeviceCode(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& locs) {
+  return inFunctionsWhere(ctx, locs, [](const clang::FunctionDecl* f) {
+    return f->hasAttr<clang::CUDADeviceAttr>() || f->hasAttr<clang::CUDAGlobalAttr>();
+  });
+}
+
+std::vector<bool> inTemplatePattern(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& locs) {
+  return inFunctionsWhere(ctx, locs, [](const clang::FunctionDecl* f) { return f->isTemplated(); });
 }
 
 }  // namespace gpuopt

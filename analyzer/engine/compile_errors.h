@@ -89,4 +89,9 @@ bool nvccOnlyWarnsAtSharedInit(clang::ASTContext& ctx, clang::SourceLocation loc
 // parse's errors there are nvcc's too, even when the host-side parse of the file has fewer errors.
 std::vector<bool> inDeviceCode(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& locs);
 
+// For each location: whether it lies inside the body of a templated function (a function template's
+// pattern, a member of a class template, a lambda in either), the code Clang checks once at its
+// definition and again for every instantiation.
+std::vector<bool> inTemplatePattern(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& locs);
+
 }  // namespace gpuopt

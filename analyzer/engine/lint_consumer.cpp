@@ -92,6 +92,7 @@ class LintConsumer : public clang::ASTConsumer {
     out_.parseMs = msSince(start_);
     out_.consumed = true;
     auto t0 = Clock::now();
+    dropAsmErrorsOutsideInstantiations(ctx);
     parseHadErrors_ = ctx.getDiagnostics().hasErrorOccurred() || !errs_.errors.empty();
     auto& sm = ctx.getSourceManager();
     LintedFiles files(sm, filesSettings_);
@@ -393,6 +394,29 @@ class LintConsumer : public clang::ASTConsumer {
       fid = sm.getFileID(up);
     }
     return {};
+  }
+
+  // An inline-asm string error Clang gave at a template's definition is not nvcc's: nvcc reads the
+  // string only in code it generates. Where an instantiation that is generated has the same string,
+  // Clang says it again from the instantiation ("in instantiation of" follows), and that is kept.
+  void dropAsmErrorsOutsideInstantiations(clang::ASTContext& ctx) {
+    std::vector<clang::SourceLocation> locs;
+    std::vector<size_t> which;
+    for (size_t i = 0; i < errs_.errors.size(); ++i)
+      if (errs_.errors[i].asmString && !errs_.errors[i].fromInstantiation && errs_.errors[i].loc.isValid()) {
+        locs.push_back(errs_.errors[i].loc);
+        which.push_back(i);
+      }
+    if (locs.empty()) return;
+    std::vector<bool> pattern = inTemplatePattern(ctx, locs);
+    std::set<size_t> drop;
+    for (size_t k = 0; k < which.size(); ++k)
+      if (pattern[k]) drop.insert(which[k]);
+    std::vector<RawError> kept;
+    for (size_t i = 0; i < errs_.errors.size(); ++i)
+      if (!drop.count(i)) kept.push_back(std::move(errs_.errors[i]));
+    errs_.errors = std::move(kept);
+    errs_.dropped += drop.size();
   }
 
   // Errors in the linted files as findings; an error in a header the file includes is reported at

@@ -276,7 +276,7 @@ ParseResult Parser::runOnce(const std::string& file, const ParseCommand& cmd,
   for (auto& e : res.errors)
     if (isMissingHeader(e.message))
       e.message += missingHeaderHint({cmd.flagsSource, cmd.fromDatabase, cmd.includeOrigins});
-  if (!ok && errs.errors.empty() && res.rawErrors == 0) {
+  if (!ok && errs.errors.empty() && errs.dropped == 0 && res.rawErrors == 0) {
     res.rawErrors = 1;  // the driver rejected the command
     res.errorTexts.push_back("error: the compiler driver rejected the command; try --verbose");
   }

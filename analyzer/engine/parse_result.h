@@ -32,6 +32,10 @@ struct RawError {
   clang::SourceLocation loc;  // expansion location (valid while the parse's SourceManager lives)
   std::string where;          // "file:line:col: " for messages
   std::string message;
+  // An error in an inline-asm template string (an operand number, a '%' escape). Clang checks the
+  // string of a template's pattern at its definition; nvcc only in code it generates.
+  bool asmString = false;
+  bool fromInstantiation = false;  // Clang followed it with an "in instantiation of" note
 };
 
 // Collects the Clang errors of a parse. Fatal errors (a missing #include) are made plain errors by
@@ -41,11 +45,17 @@ class ErrorCollector : public clang::DiagnosticConsumer {
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
     if (level >= clang::DiagnosticsEngine::Error && clangWrapperOnlyError(info)) return;
     clang::DiagnosticConsumer::HandleDiagnostic(level, info);
-    if (level < clang::DiagnosticsEngine::Error) return;
     llvm::SmallString<256> msg;
+    if (level == clang::DiagnosticsEngine::Note && !errors.empty() && errors.back().asmString) {
+      info.FormatDiagnostic(msg);
+      if (llvm::StringRef(msg).starts_with("in instantiation of")) errors.back().fromInstantiation = true;
+      return;
+    }
+    if (level < clang::DiagnosticsEngine::Error) return;
     info.FormatDiagnostic(msg);
     RawError e;
     e.message = std::string(msg);
+    e.asmString = asmStringError(info.getID());
     if (info.hasSourceManager() && info.getLocation().isValid()) {
       auto& sm = info.getSourceManager();
       e.loc = sm.getExpansionLoc(info.getLocation());
@@ -55,6 +65,7 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     errors.push_back(std::move(e));
   }
   std::vector<RawError> errors;
+  size_t dropped = 0;  // errors taken out after the parse (LintConsumer: asm strings of template patterns)
   // Every #include directive of the parse, guarded-away ones too: where it is (valid while the
   // SourceManager lives) and the real path of the file it names. An error in a header a linted file
   // includes is that file's, even where the includer's parse entered the header earlier.

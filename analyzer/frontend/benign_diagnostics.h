@@ -4,6 +4,7 @@
 // changes with them.
 #pragma once
 #include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticAST.h>
 #include <clang/Basic/DiagnosticSema.h>
 #include <llvm/ADT/SmallString.h>
 
@@ -25,6 +26,18 @@ inline bool clangWrapperOnlyError(const clang::Diagnostic& d) {
   // cudaNvSciBufMultiplanar). A VLA in device code is still rejected (err_cuda_vla, its own error).
   if (d.getID() == clang::diag::err_variable_object_no_init) return true;
   return false;
+}
+
+// The errors Clang gives for an inline-asm template string that does not fit its operands
+// (GCCAsmStmt::AnalyzeAsmString). nvcc passes the string on and only the code generator reads it, so
+// nvcc reports these only for code it generates: not for a template's pattern, nor for a branch an
+// `if constexpr` discards (ThunderKittens' tma.cuh names `%8` of 8 operands in such a branch;
+// nvcc 13 compiles it). See dropAsmErrorsOutsideInstantiations in lint_consumer.cpp.
+inline bool asmStringError(unsigned id) {
+  namespace d = clang::diag;
+  return id == d::err_asm_invalid_operand_number || id == d::err_asm_invalid_escape ||
+         id == d::err_asm_unknown_symbolic_operand_name || id == d::err_asm_empty_symbolic_operand_name ||
+         id == d::err_asm_unterminated_symbolic_operand_name;
 }
 
 }  // namespace gpuopt

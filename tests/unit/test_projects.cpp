@@ -405,6 +405,39 @@ TEST(Projects, CurandMtgp32WithoutItsHeaderIsNvccsCompileError) {
   fs::remove_all(d);
 }
 
+TEST(Projects, AsmStringErrorsAreNvccsOnlyWhereTheCodeIsGenerated) {
+  // An asm template naming an operand it does not have (%2 of 2): nvcc reads the string only in
+  // code it generates (its code generator rejects it: "asm operand index requested is larger than
+  // the number of asm operands provided"). Clang checks a template's pattern at its definition.
+  // A branch `if constexpr` discards: no error (nvcc 13 compiles it; tests/fixtures/nvcc_constructs.cu
+  // has the twin). The branch an instantiation keeps: the error, from Clang's instantiation.
+  // Device-side only, so with the toolkit (the bundled declarations parse the host side).
+  if (!fs::exists("/usr/local/cuda/include/cuda_runtime.h")) GTEST_SKIP() << "no CUDA toolkit here";
+  std::string d = tempDir("asm-instantiated");
+  const std::string tmpl =
+      "template <bool Hinted> __device__ unsigned ld(const unsigned* p) {\n"
+      "  unsigned r;\n"
+      "  if constexpr (Hinted) {\n"
+      "    asm volatile(\"ld.global.L2::64B.u32 %0, [%1], %2;\" : \"=r\"(r) : \"l\"(p));\n"
+      "  } else {\n"
+      "    asm volatile(\"ld.global.u32 %0, [%1];\" : \"=r\"(r) : \"l\"(p));\n"
+      "  }\n"
+      "  return r;\n"
+      "}\n";
+  writeFile(d + "/kept.cu", tmpl + "__global__ void k(const unsigned* in, unsigned* a) { a[threadIdx.x] = ld<true>(in); }\n");
+  writeFile(d + "/discarded.cu", tmpl + "__global__ void k(const unsigned* in, unsigned* a) { a[threadIdx.x] = ld<false>(in); }\n");
+  auto kept = runLint("--cuda-path /usr/local/cuda --no-cache --format json kept.cu", d);
+  auto jk = json::parse(kept.out);
+  EXPECT_EQ(actualOf(jk), (Findings{{"kept.cu", 4, "compile-error"}})) << describe(actualOf(jk)) << kept.err;
+  EXPECT_EQ(kept.rc, 1) << kept.out;
+  auto disc = runLint("--cuda-path /usr/local/cuda --no-cache --format json discarded.cu", d);
+  auto jd = json::parse(disc.out);
+  EXPECT_EQ(actualOf(jd), Findings{}) << describe(actualOf(jd)) << disc.err;
+  EXPECT_EQ(jd["files"][0]["kernels"], 1) << disc.out;
+  EXPECT_EQ(disc.rc, 0) << disc.out << disc.err;
+  fs::remove_all(d);
+}
+
 TEST(Projects, CcclAssertUnderNdebugIsNoCompileError) {
   // With NDEBUG, CCCL's assert.h declares `__host__ __device__ __assert_fail` when the CUDA
   // compiler is nvcc, over the `__device__` one Clang's CUDA wrapper provides: Clang rejects the
