@@ -427,8 +427,23 @@ class LintConsumer : public clang::ASTConsumer {
     std::vector<clang::SourceLocation> locs;
     for (const auto& e : errs_.errors) locs.push_back(e.loc);
     std::vector<bool> device = errs_.errors.empty() ? std::vector<bool>{} : inDeviceCode(rc.ast(), locs);
+    // The #include lines of headers Clang entered although they were not found as written.
+    std::set<std::pair<clang::FileID, unsigned>> enteredAnyway;
+    for (const auto& e : errs_.errors)
+      if (e.includedAnyway && e.loc.isValid()) enteredAnyway.insert({sm.getFileID(e.loc), sm.getExpansionLineNumber(e.loc)});
+    auto insideEnteredAnyway = [&](clang::SourceLocation loc) {
+      for (clang::SourceLocation inc = sm.getIncludeLoc(sm.getFileID(loc)); inc.isValid();
+           inc = sm.getIncludeLoc(sm.getFileID(inc)))
+        if (enteredAnyway.count({sm.getFileID(inc), sm.getExpansionLineNumber(inc)})) return true;
+      return false;
+    };
     for (size_t ei = 0; ei < errs_.errors.size(); ++ei) {
       const auto& e = errs_.errors[ei];
+      // nvcc stops at a header it does not find; what Clang found inside it anyway is no error of nvcc's.
+      if (!enteredAnyway.empty() && e.loc.isValid() && insideEnteredAnyway(e.loc)) {
+        --out_.rawErrors;
+        continue;
+      }
       // nvcc's warning #20054-D (compile_errors.h): said as a warning, not counted as an error.
       const bool nvccWarning = e.message == "initialization is not supported for __shared__ variables" &&
                                e.loc.isValid() && nvccOnlyWarnsAtSharedInit(rc.ast(), e.loc);

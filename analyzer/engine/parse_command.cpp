@@ -79,7 +79,6 @@ FileCommand commandForFile(const std::string& f, const FrontendOptions& fo, cons
                            const std::string& cudaPath, std::vector<std::string>& log) {
   FileCommand c;
   DbLookup db = compileDbArgs(f, fo, log);
-  c.layout = db.found ? std::vector<std::string>{} : projectLayoutIncludeDirs(f);
   std::string hostCompiler = db.translated.hostCompiler;
   if (db.found) {
     c.pc.flagsSource = db.entry;
@@ -115,6 +114,12 @@ FileCommand commandForFile(const std::string& f, const FrontendOptions& fo, cons
     log.push_back(f + ": the flags after '--':");
     logTranslation(t, log);
   }
+  // The project-layout folders (the file's own, include/, common/, the repository root) stand in
+  // for flags nobody gave: with a database entry, a Makefile's flags or flags after `--`, the
+  // search path is the build's, as nvcc's is (an angle-bracket include of a header in the file's own
+  // folder is then not found, as by nvcc: HeCBench interval's <boost/...>).
+  const bool flagsGiven = db.found || !c.pc.flagsSource.empty() || !fo.extraArgs.empty();
+  c.layout = flagsGiven ? std::vector<std::string>{} : projectLayoutIncludeDirs(f);
   c.pc = [&] {
     ParseCommand pc = buildParseCommand(f, o, resourceDir, cudaPath, db.args, c.layout);
     pc.flagsSource = c.pc.flagsSource;

@@ -4,6 +4,7 @@
 // (lint_consumer.cpp) and the driver (engine.cpp).
 #pragma once
 #include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticLex.h>
 #include <clang/Basic/SourceManager.h>
 #include <fmt/format.h>
 #include <llvm/ADT/SmallString.h>
@@ -36,6 +37,9 @@ struct RawError {
   // string of a template's pattern at its definition; nvcc only in code it generates.
   bool asmString = false;
   bool fromInstantiation = false;  // Clang followed it with an "in instantiation of" note
+  // A header that is not found as written, which Clang includes anyway (found with quotes, or
+  // under a near name): nvcc stops there, so the errors inside it are not nvcc's.
+  bool includedAnyway = false;
 };
 
 // Collects the Clang errors of a parse. Fatal errors (a missing #include) are made plain errors by
@@ -56,6 +60,8 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     RawError e;
     e.message = std::string(msg);
     e.asmString = asmStringError(info.getID());
+    e.includedAnyway = info.getID() == clang::diag::err_pp_file_not_found_angled_include_not_fatal ||
+                       info.getID() == clang::diag::err_pp_file_not_found_typo_not_fatal;
     if (info.hasSourceManager() && info.getLocation().isValid()) {
       auto& sm = info.getSourceManager();
       e.loc = sm.getExpansionLoc(info.getLocation());

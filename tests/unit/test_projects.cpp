@@ -405,6 +405,30 @@ TEST(Projects, CurandMtgp32WithoutItsHeaderIsNvccsCompileError) {
   fs::remove_all(d);
 }
 
+TEST(Projects, GivenFlagsSearchOnlyTheBuildsFolders) {
+  // `#include <lib/h.h>` of a header in the file's own folder: nvcc finds it only with -I. With
+  // flags given (after `--` here; a database or a Makefile alike), the search path is the build's:
+  // one compile error at the include, none from inside the header Clang enters anyway (nvcc stops
+  // there). With no flags at all, the project-layout folders stand in and the header is found.
+  std::string d = tempDir("given-flags");
+  fs::create_directories(d + "/lib");
+  writeFile(d + "/lib/h.h", "#include <lib/deeper.h>\nusing real = float;\n");
+  writeFile(d + "/lib/deeper.h", "#pragma once\n");
+  writeFile(d + "/k.cu", "#include <lib/h.h>\n__global__ void k(real* a) { a[threadIdx.x * 32] = 1; }\n"
+                         "void run(real* a) { k<<<1, 32>>>(a); }\n");
+  auto given = runLint("--no-cache --no-cuda --format json k.cu -- -O2", d);
+  auto jg = json::parse(given.out);
+  // The kernel is still analysed (Clang read the header).
+  EXPECT_EQ(actualOf(jg), (Findings{{"k.cu", 1, "compile-error"}, {"k.cu", 2, "uncoalesced-access"}}))
+      << describe(actualOf(jg)) << given.err;
+  EXPECT_EQ(jg["files"][0]["findings"][0]["message"].get<std::string>().find("deeper"), std::string::npos) << given.out;
+  EXPECT_EQ(given.rc, 1);
+  auto none = runLint("--no-cache --no-cuda --format json k.cu", d);
+  auto jn = json::parse(none.out);
+  EXPECT_EQ(actualOf(jn), (Findings{{"k.cu", 2, "uncoalesced-access"}})) << describe(actualOf(jn)) << none.err;
+  fs::remove_all(d);
+}
+
 TEST(Projects, AsmStringErrorsAreNvccsOnlyWhereTheCodeIsGenerated) {
   // An asm template naming an operand it does not have (%2 of 2): nvcc reads the string only in
   // code it generates (its code generator rejects it: "asm operand index requested is larger than
