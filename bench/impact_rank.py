@@ -11,10 +11,17 @@ kernels, with the per-kernel median beside it. Also: the same against the line's
 kernel's warp-stall samples. No GPU is needed: the exports are committed.
 
   bench/impact_rank.py [--lint build/bin/gpuopt-lint] [--data bench/data/impact] [--tsv OUT]
+                       [--programs PATTERN,...] [--inlined file-line|caller|drop]
+
+--programs picks the programs (folder names, shell patterns, comma-separated; default: every
+program with an export). The sets: the tuning set (the estimate was improved while looking at it)
+is `--programs linalg,stencil,reduce_scan,particles`; the held-out set (recorded before the
+estimate was compared with it) is `--programs 'heldout_*'`.
 """
 import argparse
 import collections
 import csv
+import fnmatch
 import os
 import re
 import statistics
@@ -50,36 +57,81 @@ def spearman(a, b):
     return None if va == 0 or vb == 0 else cov / (va * vb)
 
 
-def measured(path):
-    """{kernel: {line: (sectors, stall samples)}} from an ncu source page export."""
+def _num(x):
+    try:
+        return float(x)
+    except ValueError:
+        return 0.0
+
+
+def measured(path, source=None, inlined="file-line"):
+    """{kernel: {line: (sectors, stall samples)}} from an ncu source page export.
+
+    The export has one block per (launch, source file): code inlined from a CUDA header (the
+    atomicAdd and __shfl_*_sync wrappers) is listed under the header's own line numbers.
+    inlined="file-line" (the default, as first written) adds those rows to the kernel's line of the
+    same number; "caller" gives them to their call site in the program's own file (`source`,
+    matched by its name; see caller() below); "drop" leaves them out."""
     out = collections.defaultdict(lambda: collections.defaultdict(lambda: [0.0, 0.0]))
-    kernel, header = None, None
+    blocks = []  # [function, file, [[line, sectors, stalls, [addresses]]]]
+    header = None
     with open(path, newline="") as f:
         for row in csv.reader(f):
             if not row:
                 continue
+            if row[0] == "File Path":
+                cur_file = row[1]
+                continue
             if row[0] == "Function Name":
-                # "void sgemmTiled<32>(const float *, ...)": the name before the arguments and
-                # template arguments, without a return type.
-                kernel = re.split(r"[(<]", row[1])[0].strip().split()[-1]
+                blocks.append([row[1], cur_file, []])
                 continue
             if row[0] == "Line No":
                 header = row
                 continue
-            if header is None or kernel is None or not row[0].isdigit():
+            if header is None or not blocks:
                 continue
-            sec_col = header.index("L2 Theoretical Sectors Global")
-            stall_col = header.index("Warp Stall Sampling (All Samples)")
+            if row[0].isdigit():
+                sec_col = header.index("L2 Theoretical Sectors Global")
+                stall_col = header.index("Warp Stall Sampling (All Samples)")
+                blocks[-1][2].append([int(row[0]), _num(row[sec_col]), _num(row[stall_col]), [], row[1].lower()])
+            elif row[0] == "" and row[2].startswith("0x") and blocks[-1][2]:
+                blocks[-1][2][-1][3].append(int(row[2], 16))
+    own = os.path.basename(source) if source else None
 
-            def num(x):
-                try:
-                    return float(x)
-                except ValueError:
-                    return 0.0
+    def is_own(file):
+        return own is None or os.path.basename(file) == own
 
-            cell = out[kernel][int(row[0])]
-            cell[0] += num(row[sec_col])
-            cell[1] += num(row[stall_col])
+    def caller(func, addr, text):
+        """The call site of header code at `addr` in the launch whose own-file code surrounds it: the
+        own-file line nearest in address among those that name the wrapper's kind (atomic, shfl,
+        match, ballot/vote, as the header line does), else the own-file line just before it."""
+        kinds = [k for k in ("atomic", "shfl", "match", "ballot", "vote") if k in text]
+        for fn, file, lines in blocks:
+            if fn != func or not is_own(file):
+                continue
+            addrs = [(a, ln, t) for ln, _, _, aa, t in lines for a in aa]
+            if not addrs or not (min(a for a, _, _ in addrs) < addr < max(a for a, _, _ in addrs)):
+                continue
+            named = [(abs(a - addr), ln) for a, ln, t in addrs if any(k in t for k in kinds)]
+            if named:
+                return min(named)[1]
+            return max((a, ln) for a, ln, _ in addrs if a < addr)[1]
+        return None
+
+    for func, file, lines in blocks:
+        # "void sgemmTiled<32>(const float *, ...)": the name before the arguments and template
+        # arguments, without a return type.
+        kernel = re.split(r"[(<]", func)[0].strip().split()[-1]
+        for ln, sec, stall, addrs, text in lines:
+            if not is_own(file) and inlined != "file-line":
+                if inlined == "drop" or not addrs:
+                    continue
+                ln = caller(func, min(addrs), text)
+                if ln is None:
+                    continue
+            cell = out[kernel][ln]
+            cell[0] += sec
+            cell[1] += stall
     return out
 
 
@@ -118,17 +170,28 @@ def main():
     ap.add_argument("--lint", default=os.path.join(ROOT, "build/bin/gpuopt-lint"))
     ap.add_argument("--data", default=os.path.join(ROOT, "bench/data/impact"))
     ap.add_argument("--tsv", help="write per (kernel, line) predicted and measured shares here")
+    ap.add_argument("--inlined", choices=["file-line", "caller", "drop"], default="file-line",
+                    help="measured rows of code inlined from CUDA headers (atomicAdd, __shfl_*_sync): added to the "
+                         "kernel line of the same number (file-line, as first written), to the calling line (caller), "
+                         "or left out (drop)")
+    ap.add_argument("--programs", default="*",
+                    help="comma-separated shell patterns of the programs to compare (default: all)")
     args = ap.parse_args()
+    patterns = [p.strip() for p in args.programs.split(",") if p.strip()]
+    chosen = [name for name in sorted(os.listdir(args.data)) if any(fnmatch.fnmatchcase(name, p) for p in patterns)]
+    if not chosen:
+        print(f"impact_rank.py: no program in {args.data} matches --programs {args.programs}", file=sys.stderr)
+        return 2
     pooled_p, pooled_m, pooled_s = [], [], []
     modelled_p, modelled_m = [], []  # kernels the linter estimated any traffic for
     unmodelled = []
     per_kernel, per_kernel_stall, rows = [], [], []
-    for name in sorted(os.listdir(args.data)):
+    for name in chosen:
         src = os.path.join(ROOT, "bench/impact", name + ".cu")
         csv_path = os.path.join(args.data, name, "source.csv")
         if not os.path.exists(src) or not os.path.exists(csv_path):
             continue
-        meas = measured(csv_path)
+        meas = measured(csv_path, src, args.inlined)
         pred = predicted(args.lint, src)
         for kernel in sorted(meas):
             m = meas[kernel]
@@ -160,6 +223,10 @@ def main():
     rho_stall = spearman(pooled_p, pooled_s)
     valid = [r for _, _, _, r in per_kernel if r is not None]
     valid_s = [r for r in per_kernel_stall if r is not None]
+    if len(pooled_p) < 3:
+        print(f"impact_rank.py: fewer than 3 (kernel, line) pairs in {', '.join(chosen)}", file=sys.stderr)
+        return 2
+    print(f"programs: {', '.join(sorted(set(n for n, _, _, _ in per_kernel)))}")
     print(f"kernels with measured global traffic: {len(per_kernel)}; (kernel, line) pairs: {len(pooled_p)}")
     print(f"Spearman, predicted vs measured per-line share of global sectors, pooled: {rho:.3f}")
     rho_mod = spearman(modelled_p, modelled_m)

@@ -13,7 +13,10 @@
 #   ncu -i R.ncu-rep --page source --csv --print-source cuda,sass > source.csv
 #   ncu -i R.ncu-rep --page raw --csv > raw.csv
 # A deadline ($DEADLINE seconds from the start, default 450) skips what is left, so that the archives
-# are always written.
+# are always written. OWN and IMPACT (globs relative to the root; defaults as above, empty: none)
+# choose the programs, e.g. IMPACT='bench/impact/heldout_*.cu' OWN= for issue 28's held-out set;
+# B is the build folder (default build-prof-programs; binaries already there are kept); PROGRAM_LIMIT
+# the most seconds one program may run under ncu (default 140).
 set -uo pipefail
 OUT=${OUT:?set OUT}
 ROOT=$(pwd)
@@ -22,7 +25,14 @@ NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 CORPUS=${CORPUS:-}
 DEADLINE=${DEADLINE:-450}
 START=$(date +%s)
-B=$ROOT/build-prof-programs
+B=${B:-$ROOT/build-prof-programs}
+OWN=${OWN-tests/data/ncu/programs/*.cu}
+IMPACT=${IMPACT-bench/impact/*.cu}
+shopt -s nullglob
+# shellcheck disable=SC2206
+OWN_FILES=($OWN)
+# shellcheck disable=SC2206
+IMPACT_FILES=($IMPACT)
 mkdir -p "$OUT/own" "$OUT/impact" "$OUT/corpus" "$B"
 left() { echo $((DEADLINE - ($(date +%s) - START))); }
 
@@ -48,7 +58,7 @@ build() {  # build NAME SOURCES... [-- EXTRA FLAGS]; a binary newer than its sou
     echo "BUILD FAILED $name"; tail -5 "$B/$name.log"
   fi
 }
-for f in tests/data/ncu/programs/*.cu bench/impact/*.cu; do
+for f in "${OWN_FILES[@]}" "${IMPACT_FILES[@]}"; do
   build "$(basename "$f" .cu)" "$ROOT/$f" &
 done
 wait
@@ -78,7 +88,7 @@ profile() {
   # what `gpuopt-lint profile --out` keeps beside the pages: the launch limit and kernel filter used
   printf '{"launchCount": %s, "kernelFilter": ""}\n' "$limit" > "$d/gpuopt-profile.json"
   local t0; t0=$(date +%s)
-  ( cd "$B" && timeout "$((t < 150 ? t - 10 : 140))" "$NCU" --section SourceCounters --section LaunchStats --section SpeedOfLight "$@" \
+  ( cd "$B" && timeout "$((t < ${PROGRAM_LIMIT:-140} + 10 ? t - 10 : ${PROGRAM_LIMIT:-140}))" "$NCU" --section SourceCounters --section LaunchStats --section SpeedOfLight "$@" \
       --import-source yes -c "$limit" -f -o "$d/report" "./$name" ) > "$d/ncu.log" 2>&1
   echo "rc=$?" >> "$d/ncu.log"
   if [ ! -f "$d/report.ncu-rep" ] && [ "${*: -1}" = yes ] && grep -qi kill "$d/ncu.log"; then  # an ncu without --kill
@@ -98,8 +108,8 @@ profile() {
 # Issue 28's kernels: stall reasons and memory tables too. ONLY=PREFIX: only the corpus programs
 # whose name starts with PREFIX (a second recording of what the deadline skipped).
 if [ -z "${ONLY:-}" ]; then
-  for f in tests/data/ncu/programs/*.cu; do profile own "$(basename "$f" .cu)" 20; done
-  for f in bench/impact/*.cu; do profile impact "$(basename "$f" .cu)" 50 --section WarpStateStats --section MemoryWorkloadAnalysis; done
+  for f in "${OWN_FILES[@]}"; do profile own "$(basename "$f" .cu)" 20; done
+  for f in "${IMPACT_FILES[@]}"; do profile impact "$(basename "$f" .cu)" 50 --section WarpStateStats --section MemoryWorkloadAnalysis; done
 fi
 
 # Third-party programs (not committed): `profile`'s sections, at most 10 launches, ended then.
