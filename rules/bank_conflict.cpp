@@ -220,6 +220,11 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     }
     addCallSiteNote(a, rc, d);
     setFrequencyImpact(m, a.expr, a.callSite, d);
+    // What the conflict wastes: (n-1) of every n wavefronts of the access are replays, so a 2-way
+    // conflict outside the hot loop is a note, the same conflict in the hottest code a warning.
+    const double replays = (c.ways - 1.0) / c.ways;
+    d.impact *= replays;
+    d.impactText += fmt::format("; {}% of its wavefronts are replays", static_cast<int>(replays * 100 + 0.5));
     rc.report(std::move(d));
   }
 }

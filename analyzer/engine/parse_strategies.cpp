@@ -2,7 +2,9 @@
 
 #include <clang/Tooling/CompilationDatabase.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <fmt/format.h>
 #include <string_view>
 
@@ -11,6 +13,25 @@
 namespace gpuopt::engine {
 
 namespace fs = std::filesystem;
+
+namespace {
+// The command with its language standard raised to C++20 (GNU dialect kept), if it names one
+// below C++20.
+std::optional<ParseCommand> asCxx20(ParseCommand pc) {
+  bool changed = false;
+  for (auto& a : pc.args)
+    for (std::string_view dialect : {"-std=c++", "-std=gnu++"})
+      if (a.rfind(dialect, 0) == 0) {
+        std::string v = a.substr(dialect.size());
+        if (v == "98" || v == "03" || v == "0x" || v == "11" || v == "1y" || v == "14" || v == "1z" || v == "17") {
+          a = std::string(dialect) + "20";
+          changed = true;
+        }
+      }
+  if (!changed) return std::nullopt;
+  return pc;
+}
+}  // namespace
 
 ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, Parser& parser,
                                const AnalysisOptions& opts, const std::string& resourceDir,
@@ -58,6 +79,23 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
                     " errors; code under __CUDA_ARCH__ is not seen)");
       keepDeviceCodeErrors(h, best);
       best = std::move(h);
+    }
+  }
+  // `auto` parameters before C++20: GCC accepts them as an extension (with a warning) and so does
+  // nvcc, in C++14 and C++17 alike; Clang does not. A parse as C++20, kept only when it has fewer
+  // errors (flashinfer's headers, built with -std=c++17).
+  if (best.rawErrors && std::any_of(best.errorTexts.begin(), best.errorTexts.end(), [](const std::string& t) {
+        return t.find("'auto' not allowed in function prototype") != std::string::npos;
+      })) {
+    if (auto cxx20 = asCxx20(pc)) {
+      ParseResult r = parser.run(file, *cxx20, layout);
+      note(r);
+      if (r.rawErrors < best.rawErrors) {
+        log.push_back(fmt::format("{}: {} errors with `auto` parameters, which nvcc and GCC accept before C++20 as an "
+                                  "extension; analysed with a C++20 parse ({} errors)",
+                                  file, best.rawErrors, r.rawErrors));
+        best = std::move(r);
+      }
     }
   }
   std::string& usedIncluder = out.usedIncluder;

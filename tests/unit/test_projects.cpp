@@ -429,6 +429,23 @@ TEST(Projects, GivenFlagsSearchOnlyTheBuildsFolders) {
   fs::remove_all(d);
 }
 
+TEST(Projects, AutoParametersBeforeCxx20AreNvccs) {
+  // `auto` parameters under -std=c++17 (and c++14): nvcc and GCC accept them as an extension
+  // (GCC warns), Clang only in C++20. No compile error, and the kernel that calls one is analysed.
+  std::string d = tempDir("auto-params");
+  writeFile(d + "/k.cu",
+            "__device__ float twice(auto x) { return 2 * x; }\n"
+            "__global__ void k(float* a) { a[threadIdx.x * 32] = twice(a[threadIdx.x]); }\n"
+            "void run(float* a) { k<<<1, 32>>>(a); }\n");
+  for (const char* std : {"-std=c++17", "-std=c++14"}) {
+    auto r = runLint(std::string("--no-cache --no-cuda --format json k.cu -- ") + std, d);
+    auto j = json::parse(r.out);
+    EXPECT_EQ(actualOf(j), (Findings{{"k.cu", 2, "uncoalesced-access"}})) << std << describe(actualOf(j)) << r.err;
+    EXPECT_EQ(j["files"][0]["kernels"], 1) << r.out;
+  }
+  fs::remove_all(d);
+}
+
 TEST(Projects, AsmStringErrorsAreNvccsOnlyWhereTheCodeIsGenerated) {
   // An asm template naming an operand it does not have (%2 of 2): nvcc reads the string only in
   // code it generates (its code generator rejects it: "asm operand index requested is larger than
