@@ -434,4 +434,37 @@ std::vector<bool> inTemplatePattern(clang::ASTContext& ctx, const std::vector<cl
   return inFunctionsWhere(ctx, locs, [](const clang::FunctionDecl* f) { return f->isTemplated(); });
 }
 
+std::vector<bool> inInstantiatedTemplatePattern(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& locs) {
+  struct Patterns : clang::RecursiveASTVisitor<Patterns> {
+    bool shouldVisitTemplateInstantiations() const { return true; }
+    std::set<const clang::FunctionDecl*> used;
+    bool VisitFunctionDecl(clang::FunctionDecl* f) {
+      // Used, or given a body: an instantiation Clang could not make (an error in a non-dependent
+      // part of the pattern) is left invalid, with no body, but it is used.
+      if (f->isTemplateInstantiation() && (f->doesThisDeclarationHaveABody() || f->isUsed()))
+        if (const clang::FunctionDecl* p = f->getTemplateInstantiationPattern()) used.insert(p->getCanonicalDecl());
+      return true;
+    }
+  } p;
+  p.TraverseAST(ctx);
+  return inFunctionsWhere(ctx, locs, [&](const clang::FunctionDecl* f) {
+    return f->isTemplated() && p.used.count(f->getCanonicalDecl()) > 0;
+  });
+}
+
+std::vector<bool> atVariableDeclaration(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& locs) {
+  struct Vars : clang::RecursiveASTVisitor<Vars> {
+    std::set<clang::SourceLocation> at;
+    bool VisitVarDecl(clang::VarDecl* v) {
+      at.insert(v->getLocation());
+      return true;
+    }
+  } v;
+  v.TraverseAST(ctx);
+  auto& sm = ctx.getSourceManager();
+  std::vector<bool> out;
+  for (const auto& loc : locs) out.push_back(v.at.count(loc) > 0 || v.at.count(sm.getExpansionLoc(loc)) > 0);
+  return out;
+}
+
 }  // namespace gpuopt

@@ -93,5 +93,9 @@ std::vector<bool> inDeviceCode(clang::ASTContext& ctx, const std::vector<clang::
 // pattern, a member of a class template, a lambda in either), the code Clang checks once at its
 // definition and again for every instantiation.
 std::vector<bool> inTemplatePattern(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& locs);
+// ... inside the body of a templated function that has at least one instantiation with a body.
+std::vector<bool> inInstantiatedTemplatePattern(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& locs);
+// For each location: whether a variable is declared there (the name of `T x(args);`).
+std::vector<bool> atVariableDeclaration(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& locs);
 
 }  // namespace gpuopt

@@ -92,7 +92,7 @@ class LintConsumer : public clang::ASTConsumer {
     out_.parseMs = msSince(start_);
     out_.consumed = true;
     auto t0 = Clock::now();
-    dropAsmErrorsOutsideInstantiations(ctx);
+    dropErrorsNvccDefers(ctx);
     parseHadErrors_ = ctx.getDiagnostics().hasErrorOccurred() || !errs_.errors.empty();
     auto& sm = ctx.getSourceManager();
     LintedFiles files(sm, filesSettings_);
@@ -396,22 +396,39 @@ class LintConsumer : public clang::ASTConsumer {
     return {};
   }
 
-  // An inline-asm string error Clang gave at a template's definition is not nvcc's: nvcc reads the
-  // string only in code it generates. Where an instantiation that is generated has the same string,
-  // Clang says it again from the instantiation ("in instantiation of" follows), and that is kept.
-  void dropAsmErrorsOutsideInstantiations(clang::ASTContext& ctx) {
+  // Errors Clang gives in a template's definition that nvcc gives only where the template is
+  // instantiated (nvcc's front end defers them; so does GCC):
+  // - an inline-asm string that does not fit its operands: nvcc reads the string only in code it
+  //   generates. Where an instantiation that is generated has it, Clang says it again from the
+  //   instantiation ("in instantiation of" follows), and that is kept.
+  // - no matching constructor in the functional notation `T(args)` of a non-dependent type, in a
+  //   template nothing instantiates (cuSZ's tune_histsp: `GPU_histogram_generic<T>(...)` without
+  //   `::kernel` in a test main() no longer calls). A declaration `T x(args);` nvcc checks at once,
+  //   and an instantiated template Clang does not check again, so both keep the error.
+  void dropErrorsNvccDefers(clang::ASTContext& ctx) {
     std::vector<clang::SourceLocation> locs;
     std::vector<size_t> which;
-    for (size_t i = 0; i < errs_.errors.size(); ++i)
-      if (errs_.errors[i].asmString && !errs_.errors[i].fromInstantiation && errs_.errors[i].loc.isValid()) {
-        locs.push_back(errs_.errors[i].loc);
+    for (size_t i = 0; i < errs_.errors.size(); ++i) {
+      const RawError& e = errs_.errors[i];
+      if ((e.asmString || e.noViableInit) && !e.fromInstantiation && e.loc.isValid()) {
+        locs.push_back(e.loc);
         which.push_back(i);
       }
+    }
     if (locs.empty()) return;
     std::vector<bool> pattern = inTemplatePattern(ctx, locs);
+    std::vector<bool> instantiated, declared;
+    bool anyInit = false;
+    for (size_t i : which) anyInit = anyInit || errs_.errors[i].noViableInit;
+    if (anyInit) {
+      instantiated = inInstantiatedTemplatePattern(ctx, locs);
+      declared = atVariableDeclaration(ctx, locs);
+    }
     std::set<size_t> drop;
-    for (size_t k = 0; k < which.size(); ++k)
-      if (pattern[k]) drop.insert(which[k]);
+    for (size_t k = 0; k < which.size(); ++k) {
+      if (!pattern[k]) continue;
+      if (errs_.errors[which[k]].asmString || (!instantiated[k] && !declared[k])) drop.insert(which[k]);
+    }
     std::vector<RawError> kept;
     for (size_t i = 0; i < errs_.errors.size(); ++i)
       if (!drop.count(i)) kept.push_back(std::move(errs_.errors[i]));

@@ -36,6 +36,9 @@ struct RawError {
   // An error in an inline-asm template string (an operand number, a '%' escape). Clang checks the
   // string of a template's pattern at its definition; nvcc only in code it generates.
   bool asmString = false;
+  // "no matching constructor for initialization of": in the functional notation `T(args)`, nvcc
+  // (and GCC) check it only when the template is instantiated.
+  bool noViableInit = false;
   bool fromInstantiation = false;  // Clang followed it with an "in instantiation of" note
   // A header that is not found as written, which Clang includes anyway (found with quotes, or
   // under a near name): nvcc stops there, so the errors inside it are not nvcc's.
@@ -50,7 +53,8 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     if (level >= clang::DiagnosticsEngine::Error && clangWrapperOnlyError(info)) return;
     clang::DiagnosticConsumer::HandleDiagnostic(level, info);
     llvm::SmallString<256> msg;
-    if (level == clang::DiagnosticsEngine::Note && !errors.empty() && errors.back().asmString) {
+    if (level == clang::DiagnosticsEngine::Note && !errors.empty() &&
+        (errors.back().asmString || errors.back().noViableInit)) {
       info.FormatDiagnostic(msg);
       if (llvm::StringRef(msg).starts_with("in instantiation of")) errors.back().fromInstantiation = true;
       return;
@@ -60,6 +64,7 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     RawError e;
     e.message = std::string(msg);
     e.asmString = asmStringError(info.getID());
+    e.noViableInit = info.getID() == clang::diag::err_ovl_no_viable_function_in_init;
     e.includedAnyway = info.getID() == clang::diag::err_pp_file_not_found_angled_include_not_fatal ||
                        info.getID() == clang::diag::err_pp_file_not_found_typo_not_fatal;
     if (info.hasSourceManager() && info.getLocation().isValid()) {

@@ -446,6 +446,23 @@ TEST(Projects, AutoParametersBeforeCxx20AreNvccs) {
   fs::remove_all(d);
 }
 
+TEST(Projects, ConstructionErrorsInTemplatesAreNvccsWhereInstantiated) {
+  // `Grid(n, N)` of a struct no constructor fits, in a function template: nvcc 13 (and GCC) report
+  // it only when the template is instantiated; a declaration `Grid g(n, N);` at once. The
+  // uninstantiated case is in tests/fixtures/nvcc_constructs.cu.
+  std::string d = tempDir("ctor-templates");
+  const std::string head = "struct Grid { int blocks; };\n";
+  writeFile(d + "/used.cu", head + "template <int N> int setup(int n) { Grid g = Grid(n, N); return g.blocks; }\n"
+                                   "int run() { return setup<1>(2); }\n");
+  writeFile(d + "/declared.cu", head + "template <int N> int setup(int n) { Grid g(n, N); return g.blocks; }\n");
+  for (const char* name : {"used.cu", "declared.cu"}) {
+    auto r = runLint(std::string("--no-cache --no-cuda --format json ") + name, d);
+    auto j = json::parse(r.out);
+    EXPECT_EQ(actualOf(j), (Findings{{name, 2, "compile-error"}})) << name << describe(actualOf(j)) << r.err;
+  }
+  fs::remove_all(d);
+}
+
 TEST(Projects, AsmStringErrorsAreNvccsOnlyWhereTheCodeIsGenerated) {
   // An asm template naming an operand it does not have (%2 of 2): nvcc reads the string only in
   // code it generates (its code generator rejects it: "asm operand index requested is larger than
