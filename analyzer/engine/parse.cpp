@@ -1,7 +1,9 @@
 #include "analyzer/engine/parse.h"
 
 #include <clang/Frontend/CompilerInstance.h>
+#include <clang/Basic/DiagnosticLex.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Frontend/FrontendActions.h>
 #include <clang/Lex/PPCallbacks.h>
 #include <clang/Lex/Preprocessor.h>
 #include <clang/Lex/PreprocessorOptions.h>
@@ -9,6 +11,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <regex>
 #include <fmt/format.h>
 #include <functional>
 #include <limits>
@@ -286,6 +290,47 @@ ParseResult Parser::runOnce(const std::string& file, const ParseCommand& cmd,
 ParseCommand hostVariant(ParseCommand pc) {
   std::replace(pc.args.begin(), pc.args.end(), std::string("--cuda-device-only"), std::string("--cuda-host-only"));
   return pc;
+}
+
+std::vector<CompileError> hostPassErrors(Parser& parser, const std::string& file, const ParseCommand& cmd) {
+  std::vector<CompileError> out;
+  if (cmd.bundledCuda) return out;  // the bundled declarations parse the host side already
+  {
+    std::ifstream in(file, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    static const std::regex directive(R"((^|\n)[ \t]*#[ \t]*error\b)");
+    if (text.find("__CUDA_ARCH__") == std::string::npos || !std::regex_search(text, directive)) return out;
+  }
+  struct HashErrors : clang::DiagnosticConsumer {
+    std::vector<std::pair<unsigned, unsigned>> at;  // line, column in the main file
+    std::vector<std::string> messages;
+    void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
+      clang::DiagnosticConsumer::HandleDiagnostic(level, info);
+      if (info.getID() != clang::diag::err_pp_hash_error || !info.hasSourceManager()) return;
+      auto& sm = info.getSourceManager();
+      auto loc = sm.getExpansionLoc(info.getLocation());
+      if (!sm.isInMainFile(loc)) return;
+      llvm::SmallString<128> msg;
+      info.FormatDiagnostic(msg);
+      at.emplace_back(sm.getExpansionLineNumber(loc), sm.getExpansionColumnNumber(loc));
+      messages.emplace_back(msg.str());
+    }
+  } errs;
+  ParseCommand host = hostVariant(cmd);
+  auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), parser.fileSystem());
+  clang::tooling::ToolInvocation inv(host.args, std::make_unique<clang::PreprocessOnlyAction>(), files.get(),
+                                     std::make_shared<clang::PCHContainerOperations>());
+  inv.setDiagnosticConsumer(&errs);
+  if (runCrashIsolated([&] { inv.run(); })) return out;
+  for (size_t i = 0; i < errs.at.size(); ++i) {
+    CompileError e;
+    e.span.begin.file = file;
+    e.span.begin.line = e.span.endLine = errs.at[i].first;
+    e.span.begin.col = e.span.endCol = errs.at[i].second;
+    e.message = "#error " + errs.messages[i] + " (in nvcc's host pass, which compiles the file again without __CUDA_ARCH__ defined)";
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 void keepDeviceCodeErrors(ParseResult& host, const ParseResult& device) {

@@ -38,6 +38,11 @@ struct Parser {
 // The same command parsing the host side (--cuda-host-only).
 ParseCommand hostVariant(ParseCommand pc);
 
+// nvcc also compiles the host side, where __CUDA_ARCH__ is not defined: the `#error` directives of
+// `file` that its host pass reaches (preprocessed with the host-side command, only when the file
+// has an `#error` under a condition on __CUDA_ARCH__). Findings at the directive, as `file` names it.
+std::vector<CompileError> hostPassErrors(Parser& parser, const std::string& file, const ParseCommand& cmd);
+
 // The host-side parse replaces a device-side one that had more errors (host code calling what only
 // nvcc's host headers declare), but the device-side errors inside GPU code are nvcc's too (its
 // device compilation fails there): they are kept as findings (the host parse's kernels are still

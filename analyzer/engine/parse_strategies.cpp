@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <fmt/format.h>
 #include <string_view>
 
+#include "analyzer/engine/parse.h"
 #include "analyzer/report/output.h"
 
 namespace gpuopt::engine {
@@ -153,6 +155,20 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
         break;
       }
     }
+  }
+  // nvcc's host pass: an `#error` it reaches where the device-side parse did not (`#if
+  // __CUDA_ARCH__ < 350`, true where __CUDA_ARCH__ is not defined).
+  std::set<unsigned> lines;
+  for (const auto& e : best.errors)
+    if (e.span.begin.file == file) lines.insert(e.span.begin.line);
+  for (auto& e : hostPassErrors(parser, file, pc)) {
+    if (!lines.insert(e.span.begin.line).second) continue;
+    log.push_back(fmt::format("{}:{}: an #error nvcc's host pass reaches", file, e.span.begin.line));
+    best.errors.push_back(std::move(e));
+    ++best.rawErrors;
+    ++best.errorsInTarget;
+    best.errorTexts.push_back(best.errors.back().span.begin.file + ":" + std::to_string(best.errors.back().span.begin.line) +
+                              ": error: " + best.errors.back().message);
   }
   return out;
 }

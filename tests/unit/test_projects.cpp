@@ -463,6 +463,26 @@ TEST(Projects, ConstructionErrorsInTemplatesAreNvccsWhereInstantiated) {
   fs::remove_all(d);
 }
 
+TEST(Projects, AnErrorDirectiveOfNvccsHostPassIsACompileError) {
+  // nvcc compiles the file twice; in the host pass __CUDA_ARCH__ is not defined, so
+  // `#if __CUDA_ARCH__ < 700` is true there and the #error stops it (nvcc 13 -c fails). Guarded by
+  // `defined(__CUDA_ARCH__) &&`, it compiles. The device-side parse sees neither.
+  if (!fs::exists("/usr/local/cuda/include/cuda_runtime.h")) GTEST_SKIP() << "no CUDA toolkit here";
+  std::string d = tempDir("host-pass-error");
+  const std::string kernel = "#error needs sm_70\n#endif\n__global__ void k(float* a) { a[threadIdx.x] = 1; }\n";
+  writeFile(d + "/bad.cu", "#if __CUDA_ARCH__ < 700\n" + kernel);
+  writeFile(d + "/good.cu", "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700\n" + kernel);
+  auto bad = runLint("--cuda-path /usr/local/cuda --no-cache --format json bad.cu", d);
+  auto jb = json::parse(bad.out);
+  EXPECT_EQ(actualOf(jb), (Findings{{"bad.cu", 2, "compile-error"}})) << describe(actualOf(jb)) << bad.err;
+  EXPECT_NE(bad.out.find("host pass"), std::string::npos) << bad.out;
+  EXPECT_EQ(bad.rc, 1);
+  auto good = runLint("--cuda-path /usr/local/cuda --no-cache --format json good.cu", d);
+  EXPECT_EQ(actualOf(json::parse(good.out)), Findings{}) << good.out << good.err;
+  EXPECT_EQ(good.rc, 0);
+  fs::remove_all(d);
+}
+
 TEST(Projects, AsmStringErrorsAreNvccsOnlyWhereTheCodeIsGenerated) {
   // An asm template naming an operand it does not have (%2 of 2): nvcc reads the string only in
   // code it generates (its code generator rejects it: "asm operand index requested is larger than
