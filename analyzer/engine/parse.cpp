@@ -216,14 +216,54 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Parser::fileSystem(const std::st
   for (const auto& [path, text] : bundledCudaHeaders())
     mem->addFile(std::string(kBundledIncludeDir) + "/" + std::string(path), 0, llvm::MemoryBuffer::getMemBuffer(text));
   if (!extraPath.empty()) mem->addFile(extraPath, 0, llvm::MemoryBuffer::getMemBufferCopy(extraText));
+  // Clang's CUDA wrapper (in the resource folder) includes toolkit headers by quoted names, which
+  // search the command's -I folders before the toolkit's: a project's own `cuda.h` (darknet's
+  // src/cuda.h, which nvcc's headers never include) would replace the toolkit's. A header of that
+  // name beside the wrapper is found first; it includes the toolkit's.
+  for (const auto& name : shadowedWrapperIncludes) {
+    std::string text = "#include \"" + (fs::path(cudaPath) / "include" / name).string() + "\"\n";
+    mem->addFile((fs::path(resourceDir) / "include" / name).string(), 0, llvm::MemoryBuffer::getMemBufferCopy(text));
+  }
   overlay->pushOverlay(mem);
   return overlay;
 }
+
+namespace {
+std::vector<std::string> shadowedByProjectFolders(const std::vector<std::string>& args, const std::string& cudaPath) {
+  static const char* const kWrapperIncludes[] = {
+      "cuda.h", "cuda_runtime.h", "host_config.h", "host_defines.h", "driver_types.h", "device_functions.hpp",
+      "math_functions.hpp", "device_double_functions.h", "device_atomic_functions.h", "device_atomic_functions.hpp",
+      "sm_20_atomic_functions.hpp", "sm_20_intrinsics.hpp", "sm_32_atomic_functions.hpp", "sm_60_atomic_functions.hpp",
+      "sm_61_intrinsics.hpp", "texture_fetch_functions.h", "texture_indirect_functions.h",
+      "surface_indirect_functions.h", "curand_mtgp32_kernel.h", "math_functions_dbl_ptx3.hpp"};
+  std::vector<std::string> out;
+  if (cudaPath.empty()) return out;
+  std::error_code ec;
+  const std::string toolkit = fs::weakly_canonical(cudaPath, ec).string();
+  std::vector<std::string> dirs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if ((a == "-I" || a == "-iquote") && i + 1 < args.size()) dirs.push_back(args[++i]);
+    else if (a.size() > 2 && a.rfind("-I", 0) == 0) dirs.push_back(a.substr(2));
+  }
+  for (const char* name : kWrapperIncludes)
+    for (const auto& d : dirs) {
+      fs::path p = fs::path(d) / name;
+      if (!fs::exists(p, ec)) continue;
+      std::string real = fs::weakly_canonical(p, ec).string();
+      if (!toolkit.empty() && real.rfind(toolkit, 0) == 0) continue;  // the toolkit's own (-I/usr/local/cuda/include)
+      out.push_back(name);
+      break;
+    }
+  return out;
+}
+}  // namespace
 
 // One parse of `file` (the translation unit), linting either it and its project includes or,
 // with `target`, only that file.
 ParseResult Parser::run(const std::string& file, const ParseCommand& cmd, const std::vector<std::string>& layoutDirs,
                         const std::string& target, const std::string& targetName) {
+  shadowedWrapperIncludes = cmd.bundledCuda ? std::vector<std::string>{} : shadowedByProjectFolders(cmd.args, cudaPath);
   std::optional<Preamble> pre;
   std::vector<std::string> preLog;
   // Not with unsaved editor buffers: the file on disk is not what is parsed.

@@ -22,6 +22,9 @@ struct Parser {
   std::string resourceDir, cudaPath;
   bool preambleBuilt = false;
   bool mayBuildPreamble = true;  // one preamble build (attempt) per analyzed file and run
+  // Toolkit headers Clang's CUDA wrapper includes by a quoted name that a project folder of the
+  // command shadows (set by run(); fileSystem() forwards them to the toolkit's).
+  std::vector<std::string> shadowedWrapperIncludes;
 
   // The file system of a parse: the real one (with `<< <` launches joined), the bundled headers
   // in memory, and `extraPath` (the preamble's header) when given.

@@ -483,6 +483,25 @@ TEST(Projects, AnErrorDirectiveOfNvccsHostPassIsACompileError) {
   fs::remove_all(d);
 }
 
+TEST(Projects, AProjectCudaHDoesNotReplaceTheToolkitsInClangsWrapper) {
+  // A project header named cuda.h in an -I folder (darknet's src/cuda.h): nvcc compiles the file
+  // (its own headers never include "cuda.h"); Clang's CUDA wrapper includes "cuda.h" by a quoted
+  // name, which the -I folder answered ("cuda.h did not define CUDA_VERSION", then every launch an
+  // error). The project's own `#include "cuda.h"` still gets the project's header.
+  if (!fs::exists("/usr/local/cuda/include/cuda_runtime.h")) GTEST_SKIP() << "no CUDA toolkit here";
+  std::string d = tempDir("project-cuda-h");
+  fs::create_directories(d + "/src");
+  writeFile(d + "/src/cuda.h", "#ifndef MY_CUDA_H\n#define MY_CUDA_H\nvoid check_error(int status);\n#endif\n");
+  writeFile(d + "/k.cu", "#include \"cuda_runtime.h\"\n#include \"cuda.h\"\n"
+                         "__global__ void k(float* a) { a[threadIdx.x * 32] = 1; }\n"
+                         "void run(float* a) { k<<<1, 32>>>(a); check_error(0); }\n");
+  auto r = runLint("--cuda-path /usr/local/cuda --no-cache --format json k.cu -- -Isrc/", d);
+  auto j = json::parse(r.out);
+  EXPECT_EQ(actualOf(j), (Findings{{"k.cu", 3, "uncoalesced-access"}})) << describe(actualOf(j)) << r.err;
+  EXPECT_EQ(j["files"][0]["kernels"], 1) << r.out;
+  fs::remove_all(d);
+}
+
 TEST(Projects, AsmStringErrorsAreNvccsOnlyWhereTheCodeIsGenerated) {
   // An asm template naming an operand it does not have (%2 of 2): nvcc reads the string only in
   // code it generates (its code generator rejects it: "asm operand index requested is larger than
