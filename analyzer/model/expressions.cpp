@@ -50,6 +50,8 @@ Value Builder::paramValue(const clang::ParmVarDecl* p) {
     return v;
   }
   if (t->isIntegralOrEnumerationType()) {
+    // Every launch passes the same compile-time value (`linear_kernel(k, 0, stream, 1u, ...)`).
+    if (auto it = m_.paramConsts_.find(p); it != m_.paramConsts_.end()) return constant(it->second);
     Value v = constant(kParamRep);
     v.symbolic = true;
     v.param = true;

@@ -170,7 +170,9 @@ class KernelModel {
   std::set<const clang::Expr*> reached_, decided_;                  // coverage(): walked; not run by any thread
   std::map<const clang::Expr*, std::string> unmodelled_;            // library calls touching memory, by callee
   std::map<const clang::FunctionDecl*, std::string> notInlined_;    // functions not walked, and why
-  std::set<const clang::ValueDecl*> prefixOfFlags_;  // parameters LaunchIndex::prefixOfFlags names
+  std::set<const clang::ValueDecl*> prefixOfFlags_;
+  // Integer parameters every launch passes the same compile-time value (LaunchIndex::argumentConstant).
+  std::map<const clang::ValueDecl*, int64_t> paramConsts_;  // parameters LaunchIndex::prefixOfFlags names
   mutable bool racesDone_ = false, globalDone_ = false, crossDone_ = false;
   mutable std::vector<Race> races_, globalRaces_;
   mutable std::vector<CrossBlockRace> crossRaces_;

@@ -248,9 +248,31 @@ void LaunchIndex::resolveLaunch(clang::ASTContext& ctx, HostValues& hv, const cl
       if (at != call && env[0].fn && env[0].fn->getIdentifier()) where += fmt::format(" through '{}'", env[0].fn->getName().str());
       clang::SourceRange range = origin ? origin->getSourceRange() : block ? block->getSourceRange() : config ? config->getSourceRange() : call->getSourceRange();
       record(ctx, k, ok, d, some, p, where, range, gridKnown, g);
+      // The integer arguments, as the launch passes them (through the wrapper's parameters).
+      std::vector<std::optional<int64_t>> args(def->getNumParams());
+      if (const auto* kc = llvm::dyn_cast<clang::CUDAKernelCallExpr>(call))
+        for (unsigned i = 0; i < args.size() && i < kc->getNumArgs(); ++i)
+          if (def->getParamDecl(i)->getType()->isIntegralOrEnumerationType() && !kc->getArg(i)->isValueDependent())
+            args[i] = hv.integer(kc->getArg(i), env);
+      recordArguments(k, std::move(args));
     }
   };
   go(HostValues::Env{{hv.enclosingFunction(call), nullptr}}, 0);
+}
+
+void LaunchIndex::recordArguments(const clang::FunctionDecl* k, std::vector<std::optional<int64_t>> values) {
+  forEachKernelKey(k, [&](const clang::FunctionDecl* key) {
+    auto [it, inserted] = argConsts_.emplace(key, values);
+    if (!inserted)  // every launch must pass the same value
+      for (size_t i = 0; i < it->second.size(); ++i)
+        if (i >= values.size() || it->second[i] != values[i]) it->second[i].reset();
+  });
+}
+
+std::optional<int64_t> LaunchIndex::argumentConstant(const clang::FunctionDecl* k, unsigned index) const {
+  if (onlyDead(k)) return std::nullopt;
+  const auto* v = lookupKernel(argConsts_, k);
+  return v && index < v->size() ? (*v)[index] : std::nullopt;
 }
 
 bool LaunchIndex::onlyDead(const clang::FunctionDecl* k) const {

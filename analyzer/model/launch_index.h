@@ -10,6 +10,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -56,6 +57,10 @@ class LaunchIndex {
   // flags a kernel set to 0 or 1 only: neighbouring entries differ by 0 or 1 (stream compaction's
   // output positions).
   bool prefixOfFlags(const clang::FunctionDecl* kernel, unsigned index) const;
+  // The integer every live launch of `kernel` passes as parameter `index` (`k<<<g, b>>>(1u, p)`,
+  // also through a launch wrapper's parameters, as the block shape is followed), when the launches
+  // all pass the same compile-time value; nullopt when any passes another or an unknown one.
+  std::optional<int64_t> argumentConstant(const clang::FunctionDecl* kernel, unsigned index) const;
 
  private:
   // One launch site, followed through the call sites of the functions around it when its kernel,
@@ -73,6 +78,8 @@ class LaunchIndex {
 
   std::map<const clang::FunctionDecl*, std::vector<uint64_t>> paramBytes_;  // per parameter; 0 = not known
   std::map<const clang::FunctionDecl*, std::vector<uint8_t>> prefixOfFlags_;
+  std::map<const clang::FunctionDecl*, std::vector<std::optional<int64_t>>> argConsts_;
+  void recordArguments(const clang::FunctionDecl* k, std::vector<std::optional<int64_t>> values);
   std::map<const clang::FunctionDecl*, Shape> shapes_;
   std::map<const clang::FunctionDecl*, std::string> unreadable_;
   std::map<const clang::FunctionDecl*, std::array<unsigned, 3>> partial_;
