@@ -51,7 +51,7 @@ struct Distinct {
 
 std::string runTimeIndex(const Access& a, const Distinct& addressesOfExpr, const PerIteration& perIter) {
   if (a.data || (!a.known && !a.symbolic)) return "it depends on data";
-  if (a.symbolic) return "it depends on a kernel parameter or blockIdx";
+  if (a.symbolic || a.launchArg) return "it depends on a kernel parameter or blockIdx";
   if (!a.known) return "it is not known";
   int64_t first = 0;
   bool have = false;
@@ -72,7 +72,7 @@ std::string runTimeIndex(const Access& a, const Distinct& addressesOfExpr, const
 void DynamicLocalArrayRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   std::map<const clang::Expr*, Distinct> addrs;
   for (const auto& a : m.accesses()) {
-    if (a.space != MemSpace::Local || !a.known || a.symbolic) continue;
+    if (a.space != MemSpace::Local || !a.known || a.symbolic || a.launchArg) continue;
     Distinct& d = addrs[a.expr];
     for (unsigned t = 0; t < a.mask.size() && !d.many; ++t)
       if (a.mask[t]) d.add(a.addr[t]);

@@ -51,7 +51,11 @@ Value Builder::paramValue(const clang::ParmVarDecl* p) {
   }
   if (t->isIntegralOrEnumerationType()) {
     // Every launch passes the same compile-time value (`linear_kernel(k, 0, stream, 1u, ...)`).
-    if (auto it = m_.paramConsts_.find(p); it != m_.paramConsts_.end()) return constant(it->second);
+    if (auto it = m_.paramConsts_.find(p); it != m_.paramConsts_.end()) {
+      Value v = constant(it->second);
+      v.launchArg = true;
+      return v;
+    }
     Value v = constant(kParamRep);
     v.symbolic = true;
     v.param = true;

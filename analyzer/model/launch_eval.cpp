@@ -335,6 +335,17 @@ std::optional<int64_t> HostValues::integerAt(const clang::Expr* e, const Env& en
   clang::Expr::EvalResult r;
   if (e->getType()->isIntegralOrEnumerationType() && e->EvaluateAsInt(r, ctx_)) return r.Val.getInt().getExtValue();
   e = e->IgnoreParenImpCasts();
+  // Through a conversion to or from floating point (`float length = 512;` passed as an `int`): the
+  // integer, when the value is a whole number.
+  if (e->getType()->isIntegralOrEnumerationType() && e->EvaluateAsInt(r, ctx_)) return r.Val.getInt().getExtValue();
+  if (e->getType()->isRealFloatingType() && !e->isValueDependent()) {
+    llvm::APFloat f(0.0);
+    if (e->EvaluateAsFloat(f, ctx_) && f.isInteger() && f.isFinite()) {
+      llvm::APSInt i(64, /*isUnsigned=*/false);
+      bool exact = false;
+      if (f.convertToInteger(i, llvm::APFloat::rmTowardZero, &exact) == llvm::APFloat::opOK) return i.getExtValue();
+    }
+  }
   if (auto* c = llvm::dyn_cast<clang::ExplicitCastExpr>(e)) return integerAt(c->getSubExpr(), env, depth + 1);
   if (auto* da = llvm::dyn_cast<clang::CXXDefaultArgExpr>(e)) return integerAt(da->getExpr(), env, depth + 1);
   if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) {

@@ -45,6 +45,7 @@ struct Access {
   // the compiler cannot unroll it, so an index that changes between its iterations is a run-time
   // index even when each walked iteration has a known value.
   bool inRuntimeLoop = false;
+  bool launchArg = false;  // the address depends on a launch-argument constant (Value::launchArg)
   // Which iteration of the innermost such loop it was recorded in (numbered through the walk), 0
   // outside one: an index that repeats the same addresses in every iteration does not move with it.
   unsigned runtimeIter = 0;

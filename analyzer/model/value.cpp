@@ -46,6 +46,7 @@ void LaneDomain::mergeFlags(Value& r, const Value& a, const Value& b) {
   r.data = a.data || b.data;
   r.symbolic = a.symbolic || b.symbolic;
   r.param = a.param || b.param;
+  r.launchArg = a.launchArg || b.launchArg;
   r.paramSrc = a.paramSrc ? a.paramSrc : b.paramSrc;
   r.block = a.block || b.block;
   r.opaque = a.opaque || b.opaque;
@@ -87,6 +88,7 @@ void LaneDomain::assignMasked(Value& dst, const Value& src) const {
   dst.data = dst.data || src.data;
   dst.symbolic = dst.symbolic || src.symbolic;
   dst.param = dst.param || src.param;
+  dst.launchArg = dst.launchArg || src.launchArg;
   if (src.paramSrc) dst.paramSrc = src.paramSrc;
   dst.block = dst.block || src.block;
   if (!src.strideSym.empty()) dst.strideSym = src.strideSym;

@@ -33,6 +33,9 @@ struct Value {
   bool data = false;        // derived from a per-thread memory load (data-dependent)
   bool symbolic = false;    // depends on a uniform symbol's representative value
   bool param = false;       // ... of a kernel parameter or a uniform load (blockIdx/gridDim: symbolic only)
+  // Computed from a parameter whose value every launch gives (LaunchIndex::argumentConstant):
+  // known here, but a run-time value for the compiler (no unrolling, no constant index).
+  bool launchArg = false;
   // The parameter (or the array a uniform load read) one such stand-in came from, for messages.
   const clang::NamedDecl* paramSrc = nullptr;
   bool block = false;       // depends on blockIdx (differs between blocks)

@@ -299,7 +299,7 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
   Mask entry = active_;
   bool work = doesRealWork(body);
   unsigned iter = 0;
-  bool symbolicCond = false, countedRuntime = false;
+  bool symbolicCond = false, launchArgCond = false, countedRuntime = false;
   bool variant = false;  // other blocks run other iterations (a trip count depending on blockIdx)
   bool approx = false;   // walked with threads the bound let none of in (a guess)
   bool capped = false;   // stopped by the walk's iteration limit, not by every thread leaving
@@ -330,6 +330,7 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
       Value c = eval(cond);
       noteCond(c);
       if (!c.known || c.symbolic) symbolicCond = true;
+      if (c.launchArg) launchArgCond = true;
       Mask cont(N_, 0);
       for (unsigned t = 0; t < N_; ++t) cont[t] = active_[t] && (!c.known || c.v[t] != 0);
       // A bound over representative symbol values (`i < n` with blockIdx and n stand-ins) that no
@@ -353,7 +354,8 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
     }
     ++loopWalks_;
     // A loop without a constant trip count (or none found): not unrolled by the compiler.
-    if ((symbolicCond || !cond) && !countedRuntime) ++runtimeLoops_, countedRuntime = true;
+    // (A bound every launch gives is still a run-time value for the compiler.)
+    if ((symbolicCond || launchArgCond || !cond) && !countedRuntime) ++runtimeLoops_, countedRuntime = true;
     if (countedRuntime) runtimeIter_ = ++runtimeIters_;
     walk(body);
     dropResiduals(true);  // a break or continue that may have happened ends with the iteration
