@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <fmt/format.h>
 #include <functional>
@@ -228,6 +227,19 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Parser::fileSystem(const std::st
   return overlay;
 }
 
+std::vector<std::string> includeFolders(const std::vector<std::string>& args,
+                                        std::initializer_list<std::string_view> flags) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i)
+    for (std::string_view f : flags) {
+      std::string_view a = args[i];
+      if (a == f && i + 1 < args.size()) out.push_back(args[i + 1]);
+      else if (a.size() > f.size() && a.substr(0, f.size()) == f && (f == "-I" || a[f.size()] == '='))
+        out.push_back(std::string(a.substr(f.size() + (f == "-I" ? 0 : 1))));
+    }
+  return out;
+}
+
 namespace {
 std::vector<std::string> shadowedByProjectFolders(const std::vector<std::string>& args, const std::string& cudaPath) {
   static const char* const kWrapperIncludes[] = {
@@ -240,12 +252,7 @@ std::vector<std::string> shadowedByProjectFolders(const std::vector<std::string>
   if (cudaPath.empty()) return out;
   std::error_code ec;
   const std::string toolkit = fs::weakly_canonical(cudaPath, ec).string();
-  std::vector<std::string> dirs;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if ((a == "-I" || a == "-iquote") && i + 1 < args.size()) dirs.push_back(args[++i]);
-    else if (a.size() > 2 && a.rfind("-I", 0) == 0) dirs.push_back(a.substr(2));
-  }
+  const std::vector<std::string> dirs = includeFolders(args, {"-I", "-iquote"});
   for (const char* name : kWrapperIncludes)
     for (const auto& d : dirs) {
       fs::path p = fs::path(d) / name;
@@ -335,11 +342,13 @@ ParseCommand hostVariant(ParseCommand pc) {
 std::vector<CompileError> hostPassErrors(Parser& parser, const std::string& file, const ParseCommand& cmd) {
   std::vector<CompileError> out;
   if (cmd.bundledCuda) return out;  // the bundled declarations parse the host side already
+  auto fsys = parser.fileSystem();  // the text the parse reads (unsaved editor buffers included)
   {
-    std::ifstream in(file, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto buf = fsys->getBufferForFile(file);
+    if (!buf) return out;
+    llvm::StringRef text = (*buf)->getBuffer();
     static const std::regex directive(R"((^|\n)[ \t]*#[ \t]*error\b)");
-    if (text.find("__CUDA_ARCH__") == std::string::npos || !std::regex_search(text, directive)) return out;
+    if (!text.contains("__CUDA_ARCH__") || !std::regex_search(text.begin(), text.end(), directive)) return out;
   }
   struct HashErrors : clang::DiagnosticConsumer {
     std::vector<std::pair<unsigned, unsigned>> at;  // line, column in the main file
@@ -357,7 +366,7 @@ std::vector<CompileError> hostPassErrors(Parser& parser, const std::string& file
     }
   } errs;
   ParseCommand host = hostVariant(cmd);
-  auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), parser.fileSystem());
+  auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), fsys);
   clang::tooling::ToolInvocation inv(host.args, std::make_unique<clang::PreprocessOnlyAction>(), files.get(),
                                      std::make_shared<clang::PCHContainerOperations>());
   inv.setDiagnosticConsumer(&errs);

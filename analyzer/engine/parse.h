@@ -6,8 +6,10 @@
 #include <llvm/ADT/IntrusiveRefCntPtr.h>
 #include <llvm/Support/VirtualFileSystem.h>
 
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyzer/engine/engine.h"
@@ -37,6 +39,11 @@ struct Parser {
   ParseResult runOnce(const std::string& file, const ParseCommand& cmd, const std::vector<std::string>& layoutDirs,
                       const std::string& target, const std::string& targetName, const Preamble* pre);
 };
+
+// The folders a command's include flags name, in order: each of `flags` (`-I`, `-iquote`,
+// `-idirafter`, `-isystem`) as `-I dir`, `-Idir` or `-iquote=dir`.
+std::vector<std::string> includeFolders(const std::vector<std::string>& args,
+                                        std::initializer_list<std::string_view> flags);
 
 // The same command parsing the host side (--cuda-host-only).
 ParseCommand hostVariant(ParseCommand pc);

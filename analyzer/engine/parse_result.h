@@ -76,7 +76,7 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     errors.push_back(std::move(e));
   }
   std::vector<RawError> errors;
-  size_t dropped = 0;  // errors taken out after the parse (LintConsumer: asm strings of template patterns)
+  size_t dropped = 0;  // errors taken out after the parse (LintConsumer::dropErrorsNvccDefers)
   // Every #include directive of the parse, guarded-away ones too: where it is (valid while the
   // SourceManager lives) and the real path of the file it names. An error in a header a linted file
   // includes is that file's, even where the includer's parse entered the header earlier.

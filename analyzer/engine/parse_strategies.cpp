@@ -51,13 +51,7 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
   const ParseCommand& pc = cmd.pc;
   const std::vector<std::string>& layout = cmd.layout;
   auto searched = [&](const ParseCommand& c) {
-    for (size_t i = 0; i < c.args.size(); ++i)
-      for (const char* flag : {"-I", "-iquote", "-idirafter", "-isystem"}) {
-        std::string_view a = c.args[i], f = flag;
-        if (a == f && i + 1 < c.args.size()) deps.searchFolders.push_back(c.args[i + 1]);
-        else if (a.size() > f.size() && a.substr(0, f.size()) == f && (f == "-I" || a[f.size()] == '='))
-          deps.searchFolders.push_back(std::string(a.substr(f.size() + (f == "-I" ? 0 : 1))));
-      }
+    for (auto& d : includeFolders(c.args, {"-I", "-iquote", "-idirafter", "-isystem"})) deps.searchFolders.push_back(std::move(d));
   };
   searched(pc);
   auto note = [&](const ParseResult& r) {
