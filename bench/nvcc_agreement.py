@@ -9,7 +9,10 @@ For every row of bench/corpus.tsv, nvcc 13 compiles the file with the row's own 
 replaced): `nvcc [-std=c++17 unless the flags name one] FLAGS -arch=sm_90 -c FILE -o /dev/null`,
 from the entry's folder. A header holding kernels is compiled through a one-line .cu that includes
 it, with its includer's flags; as the project uses it through that includer, a header counts as
-compiling when it compiles alone or its includer does. nvcc results are cached in
+compiling when it compiles alone or its includer does. A header no manifest unit includes, that
+does not compile alone, is compiled through a source file beside it that includes it, with the
+flags its folder's Makefile gives that file (`make -n -B`; a .c file compiled with `--x cu`), else
+the project's flags and `-x cu`. nvcc results are cached in
 RESULTS/_nvcc/cache.json (keyed by folder, command and the file's content; they do not change with
 our binary).
 
@@ -163,7 +166,41 @@ def nvcc_row(cache, proj, row, entries, tiny_dir, timeout):
     os.makedirs(os.path.dirname(tiny), exist_ok=True)
     with open(tiny, "w") as fh:
         fh.write(f'#include "{path}"\n')
-    return run_nvcc(cache, cwd, corpus.nvcc_argv(flags, tiny), path, timeout)
+    alone = run_nvcc(cache, cwd, corpus.nvcc_argv(flags, tiny), path, timeout)
+    if via or alone is None or alone["rc"] == 0:
+        return alone
+    # No manifest unit includes it (units are .cu files) and it does not compile alone: a sibling
+    # source that includes it, such as a .c file the Makefile compiles with `--x cu`, is how nvcc
+    # sees the header in its project.
+    includer = sibling_includer(path)
+    if not includer:
+        return alone
+    cwd2, flags2 = cwd, flags + ["-x", "cu"]
+    for c, argv in corpus.dry_run(os.path.dirname(includer), proj.build_args.split()):
+        if any(os.path.normpath(os.path.join(c, a)) == includer for a in argv[1:]):
+            # the folder's Makefile compiles it: its nvcc command's flags (`--x cu` among them)
+            cwd2, flags2 = c, corpus.strip_arch(corpus.compile_flags(corpus.expand_response_files(argv, c), includer))
+            break
+    through = run_nvcc(cache, cwd2, corpus.nvcc_argv(flags2, includer), includer, timeout)
+    return through if through is not None and through["rc"] == 0 else alone
+
+
+def sibling_includer(header):
+    """A source file beside `header` (.cu, .c, .cpp, .cc) that includes it by its quoted name."""
+    folder, name = os.path.split(header)
+    pattern = re.compile(r'^\s*#\s*include\s*"' + re.escape(name) + '"', re.M)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return None
+    for n in names:
+        if os.path.splitext(n)[1] in (".cu", ".c", ".cpp", ".cc"):
+            try:
+                if pattern.search(open(os.path.join(folder, n), errors="replace").read()):
+                    return os.path.join(folder, n)
+            except OSError:
+                continue
+    return None
 
 
 def lint_side(rec, json_path):
