@@ -159,6 +159,7 @@ std::string sixteenBankPadding(clang::ASTContext& ctx, const clang::Expr* access
 
 void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   const unsigned minWays = static_cast<unsigned>(rc.option(kInfo, "min-ways", 2));
+  const unsigned warnWays = static_cast<unsigned>(rc.option(kInfo, "warn-ways", 3));
   std::map<const clang::Expr*, Conflict> worst;
   std::map<const clang::VarDecl*, LayoutChange> layouts;
   std::vector<const clang::Expr*> order;
@@ -225,6 +226,12 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     const double replays = (c.ways - 1.0) / c.ways;
     d.impact *= replays;
     d.impactText += fmt::format("; {}% of its wavefronts are replays", static_cast<int>(replays * 100 + 0.5));
+    // A conflict of fewer than `warn-ways` ways (default 3: a 2-way conflict, one replay per request)
+    // is a note: judged on real code, never worth a change on its own (docs/rules/bank-conflict.md).
+    if (c.ways < warnWays && d.severity != Severity::Note) {
+      d.severity = Severity::Note;
+      d.impactText += fmt::format("; a {}-way conflict (a note below {}-way: option warn-ways)", c.ways, warnWays);
+    }
     rc.report(std::move(d));
   }
 }

@@ -155,11 +155,19 @@ double globalTraffic(const KernelModel& m, const clang::Expr* e) {
 
 double kernelGlobalTraffic(const KernelModel& m) { return costsOf(m).total; }
 
+void scaleByProgramShare(const KernelModel& m, Diagnostic& d) {
+  const auto& p = m.programShare();
+  if (p.share >= 1 || d.impact < 0) return;
+  d.impact *= p.share;
+  d.impactText += fmt::format("; '{}' is {} of the program's estimated kernel work ({})", shortName(m), percent(p.share), p.why);
+}
+
 void setTrafficImpact(const KernelModel& m, const Access& a, Diagnostic& d) {
   double total = kernelGlobalTraffic(m);
   if (total <= 0) return;
   d.impact = std::clamp(globalTraffic(m, a.expr) / total, 0.0, 1.0);
   d.impactText = fmt::format("{} of '{}''s global traffic", percent(d.impact), shortName(m));
+  scaleByProgramShare(m, d);
 }
 
 void setFrequencyImpact(const KernelModel& m, const clang::Stmt* s, const clang::Expr* callSite, Diagnostic& d) {
@@ -167,6 +175,7 @@ void setFrequencyImpact(const KernelModel& m, const clang::Stmt* s, const clang:
   d.impact = std::clamp(f / hot, 0.0, 1.0);
   if (d.impact >= 0.995) d.impactText = fmt::format("in '{}''s hottest code", shortName(m));
   else d.impactText = fmt::format("runs {} as often as '{}''s hottest access", percent(d.impact), shortName(m));
+  scaleByProgramShare(m, d);
 }
 
 void setHostImpact(bool repeatsWithDeviceWork, Diagnostic& d) {

@@ -27,7 +27,7 @@ class KernelModel;
 struct Access;
 
 inline constexpr double kUnknownTrips = 16;
-inline constexpr double kDefaultMinImpact = 0.05;
+inline constexpr double kDefaultMinImpact = 0.1;
 
 // Executions per thread of a statement of the kernel (or of a helper reached through `callSite`).
 double frequencyOf(const KernelModel& m, const clang::Stmt* s, const clang::Expr* callSite = nullptr);
@@ -40,6 +40,9 @@ double kernelGlobalTraffic(const KernelModel& m);
 
 // Sets d.impact and its text tag: a global access by its share of the kernel's traffic, anything
 // else in a kernel by its frequency relative to the hottest access.
+// Scales a kernel finding's impact by the kernel's share of its program's estimated kernel work
+// (LaunchIndex::programShare) and says why in the impact text; nothing when the share is 1.
+void scaleByProgramShare(const KernelModel& m, Diagnostic& d);
 void setTrafficImpact(const KernelModel& m, const Access& a, Diagnostic& d);
 void setFrequencyImpact(const KernelModel& m, const clang::Stmt* s, const clang::Expr* callSite, Diagnostic& d);
 // Host code: a copy, allocation or loop that repeats with device work (a loop that launches

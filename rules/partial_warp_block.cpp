@@ -10,6 +10,7 @@
 #include <set>
 
 #include "analyzer/rule/rule_context.h"
+#include "rules/cost.h"
 #include "analyzer/model/ast_util.h"
 #include "rules/rule_util.h"
 
@@ -66,6 +67,7 @@ void checkWorkSplits(const KernelModel& m, RuleContext& rc, const RuleInfo& info
     // The cost is the idle lanes' share of the lanes running the path (below `min-impact`: a note).
     d.impact = share / 100.0;
     d.impactText = fmt::format("{:.0f}% of the lanes running it idle", share);
+    scaleByProgramShare(m, d);
     d.fixHint = fmt::format("split the work at a multiple of 32 threads ({} or {}), or spread it over whole warps "
                             "(a loop with stride blockDim.x)", n / 32 * 32, (n / 32 + 1) * 32);
     rc.report(std::move(d));
@@ -152,6 +154,7 @@ void PartialWarpBlockRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   Diagnostic d = rc.make(kInfo, rc.span(where), msg);
   d.impact = share / 100.0;  // the block's idle lanes: what the waste costs
   d.impactText = fmt::format("{:.0f}% of the block's lanes idle", share);
+  scaleByProgramShare(m, d);
   d.notes.push_back({rc.span(m.kernel()->getLocation()), "kernel declared here"});
   if (down > 0)
     d.fixHint = fmt::format("use a multiple of 32 threads per block ({} or {}) and guard the tail with 'if (i < n)'",

@@ -87,7 +87,7 @@ Output:
   --min-impact X          leave out findings whose static cost is below X (0 to 1: the place's share
                           of its kernel's estimated global traffic, or how often it runs relative to
                           the kernel's hottest access; host code: 1 repeated with device work, 0.02
-                          setup or verification). Below a rule's min-impact option (default 0.05) a
+                          setup or verification). Below a rule's min-impact option (default 0.1) a
                           finding is a note
   --exit-zero             exit 0 even when there are findings (2 still means an input error)
   --show-fixes            list the mechanical fixes (with --fix: the ones applied)

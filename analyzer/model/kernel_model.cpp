@@ -138,6 +138,7 @@ std::unique_ptr<KernelModel> KernelModel::walk(const clang::FunctionDecl* kernel
     if (launches.prefixOfFlags(kernel, i)) m->prefixOfFlags_.insert(kernel->getParamDecl(i));
   for (unsigned i = 0; i < kernel->getNumParams(); ++i)
     if (auto c = launches.argumentConstant(kernel, i)) m->paramConsts_[kernel->getParamDecl(i)] = *c;
+  m->program_ = launches.programShare(kernel);
   m->bx_ = x, m->by_ = y, m->bz_ = z;
   if (m->threads() == 0 || m->threads() > 1024) m->bx_ = 256, m->by_ = 1, m->bz_ = 1;
   m->blockSource_ = std::move(source);

@@ -92,6 +92,9 @@ class KernelModel {
   // Blocks in the grid of the launch the shape came from; 0 when unknown (not a compile-time
   // value, or no launch in the file).
   unsigned gridBlocks() const { return gridBlocks_; }
+  // The kernel's share of its program's estimated kernel work (LaunchIndex::programShare): 1 when
+  // it is not launched from this file's main or is about as heavy as the heaviest kernel.
+  const LaunchIndex::ProgramShare& programShare() const { return program_; }
   // gridDim.x/y/z of the launch when known (compile-time values), else 0.
   unsigned gridDim(int axis) const { return axis >= 0 && axis < 3 ? grid_[axis] : 0; }
   // The bytes of the buffer a pointer parameter gets from every launch (LaunchIndex::
@@ -165,6 +168,7 @@ class KernelModel {
   std::string outOfBounds_;  // an array indexed past its declared size (name), if any
   clang::SourceRange blockRange_;
   unsigned gridBlocks_ = 0;
+  LaunchIndex::ProgramShare program_;
   unsigned grid_[3] = {0, 0, 0};
   std::map<const clang::ValueDecl*, uint64_t> paramBytes_;
   std::set<const clang::Expr*> reached_, decided_;                  // coverage(): walked; not run by any thread

@@ -151,6 +151,8 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
 
   // Allocation sizes and prefix sums of flags of the buffers each launch passes.
   readBufferFacts(ctx, v.host);
+  // How the kernels launched here weigh against one another (launch_weights.cpp).
+  weighKernels(ctx, hv);
 }
 
 void LaunchIndex::record(clang::ASTContext& ctx, const clang::FunctionDecl* k, bool ok, const unsigned d[3], bool some,
@@ -248,6 +250,10 @@ void LaunchIndex::resolveLaunch(clang::ASTContext& ctx, HostValues& hv, const cl
       if (at != call && env[0].fn && env[0].fn->getIdentifier()) where += fmt::format(" through '{}'", env[0].fn->getName().str());
       clang::SourceRange range = origin ? origin->getSourceRange() : block ? block->getSourceRange() : config ? config->getSourceRange() : call->getSourceRange();
       record(ctx, k, ok, d, some, p, where, range, gridKnown, g);
+      LaunchRun run{call, {}, gridKnown ? g[0] * g[1] * g[2] : 0u, ok ? d[0] * d[1] * d[2] : 0u};
+      for (const auto& f : env)
+        if (f.call) run.via.push_back(f.call);
+      runs_[k->getCanonicalDecl()].push_back(std::move(run));
       // The integer arguments, as the launch passes them (through the wrapper's parameters).
       std::vector<std::optional<int64_t>> args(def->getNumParams());
       if (const auto* kc = llvm::dyn_cast<clang::CUDAKernelCallExpr>(call))

@@ -61,6 +61,24 @@ class LaunchIndex {
   // also through a launch wrapper's parameters, as the block shape is followed), when the launches
   // all pass the same compile-time value; nullopt when any passes another or an unknown one.
   std::optional<int64_t> argumentConstant(const clang::FunctionDecl* kernel, unsigned index) const;
+  // What share of the translation unit's estimated kernel work `kernel` is (issue 28: the cost of a
+  // kernel within its program). Each live launch weighs launches x blocks x threads x the kernel's
+  // per-thread loop work: launches are the trip counts of the host loops around the launch and
+  // around the calls of the functions that reach it (through its callers, three deep; a loop
+  // whose count is not a constant counts kUnknownRepeats), blocks the grid when a constant, else
+  // kUnknownBlocks; per-thread work the largest product of the kernel's loop trips (constant
+  // counts, else kUnknownRepeats). The share is the kernel's weight over the heaviest kernel's:
+  // 1 when the kernel is not launched here or is the only one; `why` says what it compared.
+  struct ProgramShare {
+    double share = 1;
+    std::string why;  // "'pack' is launched once with 4 blocks; 'sgemm' in the loop at line 98"
+  };
+  ProgramShare programShare(const clang::FunctionDecl* kernel) const;
+  static constexpr double kUnknownRepeats = 16;
+  static constexpr double kUnknownBlocks = 1024;
+  // One wave of an H100: 132 SMs x 2048 resident threads. A kernel of a program whose launches,
+  // blocks, threads and loops are all constants and come to less is a share of this instead.
+  static constexpr double kWave = 132.0 * 2048;
 
  private:
   // One launch site, followed through the call sites of the functions around it when its kernel,
@@ -79,6 +97,17 @@ class LaunchIndex {
   std::map<const clang::FunctionDecl*, std::vector<uint64_t>> paramBytes_;  // per parameter; 0 = not known
   std::map<const clang::FunctionDecl*, std::vector<uint8_t>> prefixOfFlags_;
   std::map<const clang::FunctionDecl*, std::vector<std::optional<int64_t>>> argConsts_;
+  // Every live launch of a kernel (by its canonical declaration), for the program weights
+  // (launch_weights.cpp): the launch, the calls of the launch wrappers it was followed through
+  // (innermost first), the grid's blocks (0: not a constant) and the block's threads.
+  struct LaunchRun {
+    const clang::Expr* call = nullptr;
+    std::vector<const clang::Expr*> via;
+    unsigned blocks = 0, threads = 0;
+  };
+  std::map<const clang::FunctionDecl*, std::vector<LaunchRun>> runs_;
+  std::map<const clang::FunctionDecl*, ProgramShare> shares_;
+  void weighKernels(clang::ASTContext& ctx, HostValues& hv);
   void recordArguments(const clang::FunctionDecl* k, std::vector<std::optional<int64_t>> values);
   std::map<const clang::FunctionDecl*, Shape> shapes_;
   std::map<const clang::FunctionDecl*, std::string> unreadable_;

@@ -115,3 +115,107 @@ TEST(Impact, SortAndMinImpact) {
   EXPECT_EQ(badSort.rc, 2);
   EXPECT_NE(badSort.err.find("--sort"), std::string::npos) << badSort.err;
 }
+
+// The cost of a kernel within its program: a strided read in a kernel launched once with 1 block
+// next to a kernel launched in a loop over the data is scaled by the kernel's share of the program's
+// work (a note, saying why); with the loop's count known the launches are counted; the same
+// kernel launched in the loop too is a full share.
+TEST(Impact, AKernelsShareOfItsProgramScalesItsFindings) {
+  std::string d = tempDir("impact-program");
+  const std::string kernels =
+      "__global__ void hot(float* a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] *= 2.0f; }\n"
+      "__global__ void once(const float* a, float* o) { o[threadIdx.x] = a[threadIdx.x * 32]; }\n";  // line 2
+  writeFile(d + "/once.cu", kernels +
+                                "int main() {\n"
+                                "  float *a, *o; int n = 1 << 24;\n"
+                                "  for (int t = 0; t < 50; ++t) hot<<<n / 256, 256>>>(a, n);\n"  // line 5
+                                "  once<<<1, 256>>>(a, o);\n"
+                                "}\n");
+  auto f = byLine(d, "--rules=uncoalesced-access once.cu");
+  ASSERT_EQ(f.count(2), 1u);
+  EXPECT_EQ(f[2]["severity"], "note") << f[2].dump(2);
+  EXPECT_LT(f[2]["impact"].get<double>(), 0.01);
+  std::string why = f[2]["impactText"].get<std::string>();
+  EXPECT_NE(why.find("'once' is launched once with 1 block"), std::string::npos) << why;
+  EXPECT_NE(why.find("'hot' is launched in the loop at line 5 (50 launches) with 65536 blocks"), std::string::npos) << why;
+
+  // Launched in the same loop with as many blocks: comparable, no discount.
+  writeFile(d + "/both.cu", kernels +
+                                "int main() {\n"
+                                "  float *a, *o; int n = 1 << 24;\n"
+                                "  for (int t = 0; t < 50; ++t) { hot<<<n / 256, 256>>>(a, n); once<<<n / 256, 256>>>(a, o); }\n"
+                                "}\n");
+  auto g = byLine(d, "--rules=uncoalesced-access both.cu");
+  ASSERT_EQ(g.count(2), 1u);
+  EXPECT_EQ(g[2]["severity"], "warning") << g[2].dump(2);
+  EXPECT_EQ(g[2]["impactText"].get<std::string>().find("program"), std::string::npos);
+
+  // No main: the functions that launch run as often as another file says; nothing is weighed.
+  writeFile(d + "/lib.cu", kernels +
+                               "void runHot(float* a, int n) { for (int t = 0; t < 50; ++t) hot<<<n / 256, 256>>>(a, n); }\n"
+                               "void runOnce(const float* a, float* o) { once<<<1, 256>>>(a, o); }\n");
+  auto h = byLine(d, "--rules=uncoalesced-access lib.cu");
+  ASSERT_EQ(h.count(2), 1u);
+  EXPECT_EQ(h[2]["severity"], "warning") << h[2].dump(2);
+}
+
+// double-promotion's cost is what the double work adds to its function's estimated time: nothing
+// in a function bound by its memory accesses (a note), most of it in a loop of arithmetic.
+TEST(Impact, DoublePromotionIsWeighedAgainstItsFunctionsWork) {
+  std::string d = tempDir("impact-double");
+  writeFile(d + "/dp.cu",
+            "__global__ void update(float* w, const float* g, const float* m, float* out, int n) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  if (i < n) out[i] = w[i] - 0.01 * g[i] + m[i];\n"  // line 3: memory-bound
+            "}\n"
+            "__global__ void iterate(float* x, int k) {\n"
+            "  float v = x[threadIdx.x];\n"
+            "  for (int j = 0; j < 256; ++j) v = v * 1.1 - 0.1;\n"  // line 7: the loop's work
+            "  x[threadIdx.x] = v;\n"
+            "}\n");
+  auto f = byLine(d, "--rules=double-promotion dp.cu");
+  ASSERT_EQ(f.count(3), 1u);
+  ASSERT_EQ(f.count(7), 1u);
+  EXPECT_EQ(f[3]["severity"], "note") << f[3].dump(2);
+  EXPECT_NE(f[3]["impactText"].get<std::string>().find("stays bound by its memory accesses"), std::string::npos);
+  EXPECT_EQ(f[7]["severity"], "warning") << f[7].dump(2);
+  EXPECT_GT(f[7]["impact"].get<double>(), 0.5);
+}
+
+// A 2-way bank conflict is a note by default however hot; `warn-ways: 2` makes it a warning.
+TEST(Impact, TwoWayBankConflictsAreNotesUnlessWarnWaysSaysTwo) {
+  std::string d = tempDir("impact-2way");
+  writeFile(d + "/k.cu",
+            "__global__ void k(float* out) {\n"
+            "  __shared__ float s[512];\n"
+            "  s[threadIdx.x] = out[threadIdx.x];\n"
+            "  __syncthreads();\n"
+            "  out[threadIdx.x] = s[threadIdx.x * 2];\n"  // line 5: 2-way
+            "}\n"
+            "void go(float* o) { k<<<1, 256>>>(o); }\n");
+  auto f = byLine(d, "--rules=bank-conflict k.cu");
+  ASSERT_EQ(f.count(5), 1u);
+  EXPECT_EQ(f[5]["severity"], "note") << f[5].dump(2);
+  EXPECT_NE(f[5]["impactText"].get<std::string>().find("warn-ways"), std::string::npos);
+  writeFile(d + "/.gpuopt-lint.yaml", "options: {bank-conflict: {warn-ways: 2}}\n");
+  auto g = byLine(d, "--rules=bank-conflict k.cu");
+  ASSERT_EQ(g.count(5), 1u);
+  EXPECT_EQ(g[5]["severity"], "warning") << g[5].dump(2);
+}
+
+// A program's only kernel, launched once on 512 threads with no loop: less than one wave of the GPU,
+// its findings are notes; the same kernel launched on a grid known only at run time is not.
+TEST(Impact, AKernelSmallerThanOneWaveIsASmallShare) {
+  std::string d = tempDir("impact-wave");
+  const std::string kernel = "__global__ void tiny(const float* a, float* o) { o[threadIdx.x] = a[threadIdx.x * 32]; }\n";
+  writeFile(d + "/tiny.cu", kernel + "int main() { float *a, *o; tiny<<<2, 256>>>(a, o); }\n");
+  auto f = byLine(d, "--rules=uncoalesced-access tiny.cu");
+  ASSERT_EQ(f.count(1), 1u);
+  EXPECT_EQ(f[1]["severity"], "note") << f[1].dump(2);
+  EXPECT_NE(f[1]["impactText"].get<std::string>().find("'tiny' runs 512 thread iterations in all (1 launch of 2 blocks)"),
+            std::string::npos) << f[1].dump(2);
+  writeFile(d + "/big.cu", kernel + "int main(int argc, char**) { float *a, *o; tiny<<<argc * 4096, 256>>>(a, o); }\n");
+  auto g = byLine(d, "--rules=uncoalesced-access big.cu");
+  ASSERT_EQ(g.count(1), 1u);
+  EXPECT_EQ(g[1]["severity"], "warning") << g[1].dump(2);
+}

@@ -274,7 +274,7 @@ TEST(Config, UnknownRuleOptionsAreErrors) {
   auto r = runLint("k.cu", d);
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE((r.out + r.err).find(".gpuopt-lint.yaml:2:"), std::string::npos) << r.out << r.err;
-  EXPECT_NE((r.out + r.err).find("unknown option 'min-way' for rule 'bank-conflict' (its options: min-ways)"),
+  EXPECT_NE((r.out + r.err).find("unknown option 'min-way' for rule 'bank-conflict' (its options: min-ways, warn-ways)"),
             std::string::npos)
       << r.out << r.err;
   writeFile(d + "/.gpuopt-lint.yaml", "options:\n  divergent-branch: {anything: 1}\n");
