@@ -2,6 +2,8 @@
 // converts back (F2F twice). A purely syntactic fact about types, found with the AST.
 #include "rules/double_promotion.h"
 
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/ExprObjC.h>
 #include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Lex/Lexer.h>
@@ -227,9 +229,89 @@ bool isLoopStmt(const clang::Stmt* s) {
          llvm::isa<clang::CXXForRangeStmt>(s);
 }
 
+// Whether an index differs from thread to thread (it reads threadIdx or blockIdx, through local
+// variables and, for a device function's parameter, through the arguments of its calls here): such
+// accesses stream through DRAM, a warp's 4 sectors each; an index the same for every thread (a
+// parameter's offset, a constant, a loop counter) is one broadcast line, served by the caches.
+class ThreadDependence {
+ public:
+  explicit ThreadDependence(clang::ASTContext& ctx) : ctx_(ctx) {}
+  bool of(const clang::Expr* e, int depth = 0) {
+    if (!e || depth > 6) return false;
+    e = e->IgnoreParenImpCasts();
+    // threadIdx.x: a property of the builtin variable, a pseudo-object whose syntactic form names it.
+    if (auto* po = llvm::dyn_cast<clang::PseudoObjectExpr>(e)) return of(po->getSyntacticForm(), depth);
+    if (auto* pr = llvm::dyn_cast<clang::MSPropertyRefExpr>(e)) return of(pr->getBaseExpr(), depth);
+    if (auto* ov = llvm::dyn_cast<clang::OpaqueValueExpr>(e)) return of(ov->getSourceExpr(), depth);
+    if (auto* d = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+      // threadIdx.x is a property of the builtin variable (a pseudo-object around this reference).
+      if (d->getDecl()->getIdentifier() && (d->getDecl()->getName() == "threadIdx" || d->getDecl()->getName() == "blockIdx"))
+        return true;
+      if (auto* p = llvm::dyn_cast<clang::ParmVarDecl>(d->getDecl())) return param(p, depth);
+      if (auto* v = llvm::dyn_cast<clang::VarDecl>(d->getDecl()); v && v->hasLocalStorage()) return var(v, depth);
+      return false;
+    }
+    for (const clang::Stmt* c : e->children())  // `depth` counts variables and calls followed
+      if (auto* ce = llvm::dyn_cast_or_null<clang::Expr>(c); ce && of(ce, depth)) return true;
+    return false;
+  }
+
+ private:
+  bool var(const clang::VarDecl* v, int depth) {
+    if (auto it = memo_.find(v); it != memo_.end()) return it->second;
+    memo_[v] = false;  // while it is being decided (a variable defined from itself)
+    bool dep = v->getInit() && of(v->getInit(), depth + 1);
+    if (!dep)
+      if (auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(v->getDeclContext()); fn && fn->getBody()) {
+        struct Sets : clang::RecursiveASTVisitor<Sets> {
+          const clang::VarDecl* v;
+          std::vector<const clang::Expr*> values;
+          bool VisitBinaryOperator(clang::BinaryOperator* b) {
+            auto* d = llvm::dyn_cast<clang::DeclRefExpr>(b->getLHS()->IgnoreParenImpCasts());
+            if (b->isAssignmentOp() && d && d->getDecl() == v) values.push_back(b->getRHS());
+            return true;
+          }
+        } sets;
+        sets.v = v;
+        sets.TraverseStmt(fn->getBody());
+        for (const clang::Expr* x : sets.values)
+          if ((dep = of(x, depth + 1))) break;
+      }
+    return memo_[v] = dep;
+  }
+  bool param(const clang::ParmVarDecl* p, int depth) {
+    auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(p->getDeclContext());
+    if (!fn || fn->hasAttr<clang::CUDAGlobalAttr>()) return false;  // a kernel's parameter: the same for all
+    if (auto it = memo_.find(p); it != memo_.end()) return it->second;
+    memo_[p] = false;
+    if (!callsBuilt_) {
+      struct Calls : clang::RecursiveASTVisitor<Calls> {
+        std::map<const clang::FunctionDecl*, std::vector<const clang::CallExpr*>>* out;
+        bool shouldVisitTemplateInstantiations() const { return true; }
+        bool VisitCallExpr(clang::CallExpr* c) {
+          if (auto* f = c->getDirectCallee()) (*out)[f->getCanonicalDecl()].push_back(c);
+          return true;
+        }
+      } calls;
+      calls.out = &calls_;
+      calls.TraverseAST(ctx_);
+      callsBuilt_ = true;
+    }
+    bool dep = false;
+    unsigned i = p->getFunctionScopeIndex();
+    for (const clang::CallExpr* c : calls_[fn->getCanonicalDecl()])
+      if (i < c->getNumArgs() && (dep = of(c->getArg(i), depth + 1))) break;
+    return memo_[p] = dep;
+  }
+  clang::ASTContext& ctx_;
+  std::map<const clang::VarDecl*, bool> memo_;
+  std::map<const clang::FunctionDecl*, std::vector<const clang::CallExpr*>> calls_;
+  bool callsBuilt_ = false;
+};
+
 class TimeModel {
  public:
-  explicit TimeModel(clang::ASTContext& ctx) : ctx_(ctx) {}
+  explicit TimeModel(clang::ASTContext& ctx) : ctx_(ctx), threads_(ctx) {}
   const FnTime& of(const clang::FunctionDecl* fn) {
     auto it = cache_.find(fn);
     if (it != cache_.end()) return it->second;
@@ -276,10 +358,15 @@ class TimeModel {
     if (auto* e = llvm::dyn_cast<clang::Expr>(s); e && e->isValueDependent()) return;
     if (auto* a = llvm::dyn_cast<clang::ArraySubscriptExpr>(s)) {
       // Through a pointer: global memory as far as the source says; an array: shared or registers.
-      if (a->getBase()->IgnoreParenImpCasts()->getType()->isPointerType()) t.memory += kGlobalAccess * w;
-      else t.compute += kInt * w;
+      // Each thread its own element: a warp's 4 sectors from DRAM; the same element for all: one
+      // broadcast line from the caches (counted as an integer operation).
+      if (a->getBase()->IgnoreParenImpCasts()->getType()->isPointerType() && threads_.of(a->getIdx()))
+        t.memory += kGlobalAccess * w;
+      else
+        t.compute += kInt * w;
     } else if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_Deref) {
-      t.memory += kGlobalAccess * w;
+      if (threads_.of(u->getSubExpr())) t.memory += kGlobalAccess * w;
+      else t.compute += kInt * w;
     } else if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(s); b && !b->isAssignmentOp() && !b->isCommaOp()) {
       clang::QualType ty = b->getType();
       t.compute += (isDouble(ty) ? kFp64 : isFloat(ty) ? kFp32 : kInt) * w;
@@ -299,6 +386,7 @@ class TimeModel {
     for (const clang::Stmt* c : s->children()) add(c, w, t);
   }
   clang::ASTContext& ctx_;
+  ThreadDependence threads_;
   std::map<const clang::FunctionDecl*, FnTime> cache_;
   int depth_ = 0;
 };

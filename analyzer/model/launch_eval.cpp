@@ -10,6 +10,7 @@
 #include <set>
 
 #include "analyzer/model/ast_util.h"
+#include "analyzer/model/launch_detail.h"
 
 namespace gpuopt {
 
@@ -183,7 +184,9 @@ std::vector<HostValues::Bound> HostValues::lambdaArguments(const clang::ParmVarD
 // statement of a block enclosing `use` (so it always runs first), else nothing (an assignment in a
 // branch or in a loop around `use`).
 std::optional<HostValues::Bound> HostValues::variableValue(const clang::VarDecl* v, const clang::Expr* use, const Env& env) {
-  if (auto* p = llvm::dyn_cast<clang::ParmVarDecl>(v)) return parameterValue(p, env);
+  // A parameter the function assigns (`M <<= 2` in a loop before the launch) holds the caller's
+  // argument only until then: not followed.
+  if (auto* p = llvm::dyn_cast<clang::ParmVarDecl>(v)) return launch_detail::reassigned(p) ? std::nullopt : parameterValue(p, env);
   if (!v->hasLocalStorage()) return std::nullopt;
   auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(v->getDeclContext());
   if (!fn || !fn->getBody()) return std::nullopt;

@@ -185,7 +185,8 @@ void LaunchIndex::weighKernels(clang::ASTContext& ctx, HostValues& hv) {
   };
 
   struct Weight {
-    double total = 0;
+    double total = 0;        // launches x blocks x threads x work
+    double totalNoGrid = 0;  // the same with every grid counted as one block
     double launches = 0;
     bool launchesKnown = true, blocksKnown = true, inProgram = true;
     bool everyFactorKnown = true;  // launches, blocks, threads and loop work all from constants
@@ -220,13 +221,14 @@ void LaunchIndex::weighKernels(clang::ASTContext& ctx, HostValues& hv) {
       double threads = r.threads ? r.threads : 256;
       double one = times * blocks * threads * work;
       w.total += one;
+      w.totalNoGrid += times * threads * work;
+      w.blocksKnown = w.blocksKnown && r.blocks != 0;
       w.launches += times;
       w.launchesKnown = w.launchesKnown && known;
       w.everyFactorKnown = w.everyFactorKnown && known && r.blocks && r.threads;
       if (one > heaviest) {
         heaviest = one;
         w.blocks = r.blocks;
-        w.blocksKnown = r.blocks != 0;
         w.line = lineOf(outer);
         w.loop = loop;
       }
@@ -242,10 +244,15 @@ void LaunchIndex::weighKernels(clang::ASTContext& ctx, HostValues& hv) {
   std::stable_sort(order.begin(), order.end(), [&](const clang::FunctionDecl* a, const clang::FunctionDecl* b) {
     return sm.isBeforeInTranslationUnit(sm.getExpansionLoc(a->getLocation()), sm.getExpansionLoc(b->getLocation()));
   });
+  // Grids weigh only when every kernel's is a constant: a grid known only at run time (sized by the
+  // data) against a constant one would compare the stand-in with a fact.
+  bool gridsKnown = true;
+  for (const auto& [k, w] : weights) gridsKnown = gridsKnown && w.blocksKnown;
+  auto weightOf = [&](const Weight& w) { return gridsKnown ? w.total : w.totalNoGrid; };
   const clang::FunctionDecl* top = nullptr;
   for (const clang::FunctionDecl* k : order)
-    if (!top || weights[k].total > weights[top].total) top = k;
-  const bool compare = top && weights.size() >= 2 && weights[top].total > 0;
+    if (!top || weightOf(weights[k]) > weightOf(weights[top])) top = k;
+  const bool compare = top && weights.size() >= 2 && weightOf(weights[top]) > 0;
   auto describe = [&](const clang::FunctionDecl* k, const Weight& w) {
     std::string name = k->getNameAsString();
     std::string how;
@@ -261,7 +268,7 @@ void LaunchIndex::weighKernels(clang::ASTContext& ctx, HostValues& hv) {
   for (const auto& [k, w] : weights) {
     if (!compare || k == top) continue;
     ProgramShare s;
-    s.share = std::clamp(w.total / tw.total, 0.0, 1.0);
+    s.share = std::clamp(weightOf(w) / weightOf(tw), 0.0, 1.0);
     if (s.share >= 0.5) continue;  // comparable: no discount
     s.why = fmt::format("{}; {}", describe(k, w), describe(top, tw));
     shares_[k] = std::move(s);
