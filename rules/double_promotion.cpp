@@ -399,13 +399,14 @@ void DoublePromotionRule::checkTranslationUnit(clang::ASTContext& ctx, RuleConte
   // bound by its memory accesses), shared among them by what each one adds.
   TimeModel time(ctx);
   std::map<const clang::FunctionDecl*, double> extraOf;
+  std::map<const clang::FunctionDecl*, unsigned> countOf;
   std::vector<double> extra(v.found.size());
   for (size_t i = 0; i < v.found.size(); ++i) {
     const auto& f = v.found[i];
     // Two conversions (the float operand widened, the result narrowed) and the double operations,
     // instead of as many FP32 ones.
     extra[i] = v.found[i].fn ? time.weightOf(f.op) * (2 * kConvert + (f.depth + 1) * (kFp64 - kFp32)) : 0;
-    if (f.fn) extraOf[f.fn] += extra[i];
+    if (f.fn) extraOf[f.fn] += extra[i], ++countOf[f.fn];
   }
   for (size_t i = 0; i < v.found.size(); ++i) {
     const auto& f = v.found[i];
@@ -415,12 +416,15 @@ void DoublePromotionRule::checkTranslationUnit(clang::ASTContext& ctx, RuleConte
     }
     const FnTime& t = time.of(f.fn);
     double after = std::max(t.memory, t.compute), before = std::max(t.memory, t.compute - extraOf[f.fn]);
-    double share = after > 0 && extraOf[f.fn] > 0 ? (after - before) / after * (extra[i] / extraOf[f.fn]) : 1;
+    // One cost for all of the function's promotions: the fix is the same edit to each literal.
+    double share = after > 0 && extraOf[f.fn] > 0 ? (after - before) / after : 1;
     share = std::clamp(share, 0.0, 1.0);
-    std::string text = share <= 0 ? fmt::format("'{}' stays bound by its memory accesses: the double work adds no "
-                                                "estimated time", f.fn->getNameAsString())
-                                  : fmt::format("~{:.0f}% of '{}''s estimated time", std::max(1.0, share * 100),
-                                                f.fn->getNameAsString());
+    const unsigned n = countOf[f.fn];
+    std::string what = n == 1 ? std::string("the double work") : fmt::format("the double work of its {} promotions", n);
+    std::string text = share <= 0 ? fmt::format("'{}' stays bound by its memory accesses: {} adds no estimated time",
+                                                f.fn->getNameAsString(), what)
+                                  : fmt::format("{} is ~{:.0f}% of '{}''s estimated time", what,
+                                                std::max(1.0, share * 100), f.fn->getNameAsString());
     v.emit(f, share, text);
   }
 }

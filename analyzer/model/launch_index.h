@@ -61,21 +61,19 @@ class LaunchIndex {
   // also through a launch wrapper's parameters, as the block shape is followed), when the launches
   // all pass the same compile-time value; nullopt when any passes another or an unknown one.
   std::optional<int64_t> argumentConstant(const clang::FunctionDecl* kernel, unsigned index) const;
-  // What share of the translation unit's estimated kernel work `kernel` is (issue 28: the cost of a
-  // kernel within its program). Each live launch weighs launches x blocks x threads x the kernel's
-  // per-thread loop work: launches are the trip counts of the host loops around the launch and
-  // around the calls of the functions that reach it (through its callers, three deep; a loop
-  // whose count is not a constant counts kUnknownRepeats), blocks the grid when a constant, else
-  // kUnknownBlocks; per-thread work the largest product of the kernel's loop trips (constant
-  // counts, else kUnknownRepeats). The share is the kernel's weight over the heaviest kernel's:
-  // 1 when the kernel is not launched here or is the only one; `why` says what it compared.
+  // What share of its program's estimated kernel work `kernel` is (issue 28: the cost of a kernel
+  // within its program), for kernels whose every launch is reached from this file's `main`. Each
+  // kernel weighs launches (the trip counts of the host loops around its launches and around the
+  // calls that reach them) x blocks x threads x loop trips per thread; against each other kernel,
+  // the factors the code gives bound it (launch_weights.cpp: an unknown factor of `kernel` leaves it
+  // unbounded, of the other kernel counts at its lower bound). The share is the smallest such bound
+  // when below 0.5, else (all its factors constants) its work over one wave of the GPU when less;
+  // otherwise 1. `why` says what it compared.
   struct ProgramShare {
     double share = 1;
-    std::string why;  // "'pack' is launched once with 4 blocks; 'sgemm' in the loop at line 98"
+    std::string why;  // "'pack' is launched once with 4 blocks; 'sgemm' is launched in the loop at line 98 ..."
   };
   ProgramShare programShare(const clang::FunctionDecl* kernel) const;
-  static constexpr double kUnknownRepeats = 16;
-  static constexpr double kUnknownBlocks = 1024;
   // One wave of an H100: 132 SMs x 2048 resident threads. A kernel of a program whose launches,
   // blocks, threads and loops are all constants and come to less is a share of this instead.
   static constexpr double kWave = 132.0 * 2048;

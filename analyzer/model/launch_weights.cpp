@@ -1,10 +1,11 @@
-// The cost of a kernel within its program (issue 28): each kernel launched in the translation unit
-// is weighed by how often the host code launches it, on how many blocks and threads, and how much
-// each thread loops; a finding's static cost within its kernel (rules/cost.h) is scaled by the
-// kernel's share of the heaviest kernel's weight. A verification or set-up kernel launched once
-// beside a kernel launched in the program's main loop, or a one-block kernel beside a grid over the
-// data, is a small share; what the code does not say (a loop's count, a grid from the data size) is
-// counted with the stand-ins kUnknownRepeats and kUnknownBlocks, and the message says which.
+// The cost of a kernel within its program (issue 28): each kernel launched from the translation
+// unit's main is weighed by how often the host code launches it, on how many blocks and threads, and
+// how much each thread loops; a finding's static cost within its kernel (rules/cost.h) is scaled by
+// the kernel's share of the heaviest comparison the code supports. A verification or set-up kernel
+// launched once beside a kernel launched 100 times in the program's main loop is a small share.
+// Nothing is made up: a factor the code does not give (a loop count, a grid sized at run time, a
+// loop's trips in the kernel) leaves the kernel unbounded (no discount), and on the other side of the
+// comparison counts at its lower bound (once, one block); two unknown grids count as equal.
 #include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "analyzer/model/launch_detail.h"
@@ -89,7 +91,7 @@ void LaunchIndex::weighKernels(clang::ASTContext& ctx, HostValues& hv) {
       *known = true;
       return llvm::isa<clang::DoStmt>(loop) ? 1.0 : 0.0;
     }
-    return kUnknownRepeats;
+    return 1;  // not known: at least once (a lower bound; `known` says it is not the count)
   };
   // The product of the trips of the host loops around `s` in its function; `first` the innermost.
   struct Around {
@@ -166,7 +168,7 @@ void LaunchIndex::weighKernels(clang::ASTContext& ctx, HostValues& hv) {
         allKnown = false;  // through a pointer: not known
     if (isLoop(s)) {
       bool known = false;
-      double t = kUnknownRepeats;
+      double t = 1;  // not a constant: at least once
       if (auto* f = llvm::dyn_cast<clang::ForStmt>(s))
         if (auto c = counted(f)) {
           clang::Expr::EvalResult a, b;
@@ -184,24 +186,25 @@ void LaunchIndex::weighKernels(clang::ASTContext& ctx, HostValues& hv) {
     return std::min(most, 1e9);
   };
 
+  // Per kernel, each factor as a lower bound (a count known only at run time counts 1) and whether
+  // it is known.
   struct Weight {
-    double total = 0;        // launches x blocks x threads x work
-    double totalNoGrid = 0;  // the same with every grid counted as one block
-    double launches = 0;
-    bool launchesKnown = true, blocksKnown = true, inProgram = true;
-    bool everyFactorKnown = true;  // launches, blocks, threads and loop work all from constants
-    unsigned blocks = 0;  // of the heaviest launch, 0: not a constant
-    unsigned line = 0;    // the heaviest launch's line (or its outermost wrapper call's)
-    const clang::Stmt* loop = nullptr;
+    double launches = 0;  // sum over the launches of the host loops' trips
+    bool launchesKnown = true, inProgram = true;
+    unsigned blocks = 0, threads = 0;  // the largest over the launches; 0: some launch's is not known
+    bool blocksKnown = true, threadsKnown = true;
+    double work = 1;  // loop trips per thread
+    bool workKnown = true;
+    unsigned line = 0;                   // the first launch's line (or its outermost wrapper call's)
+    const clang::Stmt* loop = nullptr;   // the innermost host loop around a launch
   };
   std::map<const clang::FunctionDecl*, Weight> weights;
   for (const auto& [k, runs] : runs_) {
     Weight w;
     const clang::FunctionDecl* def = k->getDefinition() ? k->getDefinition() : k;
     allKnown = def->hasBody();
-    double work = def->hasBody() ? loopWork(def->getBody(), 0) : 1;
-    w.everyFactorKnown = allKnown;
-    double heaviest = -1;
+    w.work = def->hasBody() ? loopWork(def->getBody(), 0) : 1;
+    w.workKnown = allKnown;
     for (const LaunchRun& r : runs) {
       Around a = around(r.call);
       double times = a.times;
@@ -217,42 +220,48 @@ void LaunchIndex::weighKernels(clang::ASTContext& ctx, HostValues& hv) {
       }
       std::set<const clang::FunctionDecl*> seen;
       times *= runsOf(hv.enclosingFunction(outer), 0, seen, known, w.inProgram);
-      double blocks = r.blocks ? r.blocks : kUnknownBlocks;
-      double threads = r.threads ? r.threads : 256;
-      double one = times * blocks * threads * work;
-      w.total += one;
-      w.totalNoGrid += times * threads * work;
-      w.blocksKnown = w.blocksKnown && r.blocks != 0;
       w.launches += times;
       w.launchesKnown = w.launchesKnown && known;
-      w.everyFactorKnown = w.everyFactorKnown && known && r.blocks && r.threads;
-      if (one > heaviest) {
-        heaviest = one;
-        w.blocks = r.blocks;
-        w.line = lineOf(outer);
-        w.loop = loop;
-      }
+      w.blocksKnown = w.blocksKnown && r.blocks;
+      w.threadsKnown = w.threadsKnown && r.threads;
+      w.blocks = std::max(w.blocks, r.blocks);
+      w.threads = std::max(w.threads, r.threads);
+      if (!w.line) w.line = lineOf(outer), w.loop = loop;
+      if (!w.loop) w.loop = loop;
     }
+    if (!w.blocksKnown) w.blocks = 0;
+    if (!w.threadsKnown) w.threads = 0;
     weights[k] = w;
   }
   // Only kernels whose every launch is reached from main are weighed against one another.
   for (auto it = weights.begin(); it != weights.end();) it = it->second.inProgram ? std::next(it) : weights.erase(it);
   if (weights.empty()) return;
-  // In source order (the maps are keyed by address): the first of equally heavy kernels is the top.
+  // In source order (the maps are keyed by address), for a deterministic choice among equals.
   std::vector<const clang::FunctionDecl*> order;
   for (const auto& [k, w] : weights) order.push_back(k);
   std::stable_sort(order.begin(), order.end(), [&](const clang::FunctionDecl* a, const clang::FunctionDecl* b) {
     return sm.isBeforeInTranslationUnit(sm.getExpansionLoc(a->getLocation()), sm.getExpansionLoc(b->getLocation()));
   });
-  // Grids weigh only when every kernel's is a constant: a grid known only at run time (sized by the
-  // data) against a constant one would compare the stand-in with a fact.
-  bool gridsKnown = true;
-  for (const auto& [k, w] : weights) gridsKnown = gridsKnown && w.blocksKnown;
-  auto weightOf = [&](const Weight& w) { return gridsKnown ? w.total : w.totalNoGrid; };
-  const clang::FunctionDecl* top = nullptr;
-  for (const clang::FunctionDecl* k : order)
-    if (!top || weightOf(weights[k]) > weightOf(weights[top])) top = k;
-  const bool compare = top && weights.size() >= 2 && weightOf(weights[top]) > 0;
+  // How `k` compares with `j`: at most this share of it, from the factors the code gives. What `k`
+  // does not give (a loop count, a grid, its loops' trips) leaves no bound, unless `j` lacks it too
+  // (two grids sized at run time count as equal); what `j` does not give counts at its lower bound.
+  auto ratio = [&](const Weight& k, const Weight& j) -> std::optional<double> {
+    if (!k.launchesKnown || j.launches <= 0) return std::nullopt;
+    double r = k.launches / j.launches;
+    auto factor = [&](bool kKnown, double kv, bool jKnown, double jv) -> std::optional<double> {
+      if (kKnown && jKnown) return kv / std::max(jv, 1.0);
+      if (!kKnown && !jKnown) return 1.0;
+      if (kKnown) return kv;  // j's at least 1
+      return std::nullopt;
+    };
+    for (auto f : {factor(k.blocksKnown, k.blocks, j.blocksKnown, j.blocks),
+                   factor(k.threadsKnown, k.threads, j.threadsKnown, j.threads),
+                   factor(k.workKnown, k.work, j.workKnown, j.work)}) {
+      if (!f) return std::nullopt;
+      r *= *f;
+    }
+    return r;
+  };
   auto describe = [&](const clang::FunctionDecl* k, const Weight& w) {
     std::string name = k->getNameAsString();
     std::string how;
@@ -264,25 +273,31 @@ void LaunchIndex::weighKernels(clang::ASTContext& ctx, HostValues& hv) {
     std::string grid = w.blocks ? fmt::format("{} block{}", w.blocks, w.blocks == 1 ? "" : "s") : "a grid known only at run time";
     return fmt::format("'{}' is {} with {}", name, how, grid);
   };
-  const Weight tw = weights[top];
-  for (const auto& [k, w] : weights) {
-    if (!compare || k == top) continue;
+  for (const clang::FunctionDecl* k : order) {
+    const Weight& w = weights[k];
+    double least = 1;
+    const clang::FunctionDecl* against = nullptr;
+    for (const clang::FunctionDecl* j : order) {
+      if (j == k) continue;
+      auto r = ratio(w, weights[j]);
+      if (r && *r < least) least = *r, against = j;
+    }
+    if (against && least < 0.5) {
+      ProgramShare s;
+      s.share = std::clamp(least, 0.0, 1.0);
+      s.why = fmt::format("{}; {}", describe(k, w), describe(against, weights[against]));
+      shares_[k] = std::move(s);
+      continue;
+    }
+    // A kernel whose whole work is known and smaller than one wave of the GPU (every SM full once:
+    // 132 SMs x 2048 threads on an H100), one loop iteration per thread counted as one: it cannot
+    // fill the GPU even once, and its time is mostly its launch's.
+    double total = w.launches * w.blocks * w.threads * w.work;
+    if (!w.launchesKnown || !w.blocksKnown || !w.threadsKnown || !w.workKnown || total >= kWave) continue;
     ProgramShare s;
-    s.share = std::clamp(weightOf(w) / weightOf(tw), 0.0, 1.0);
-    if (s.share >= 0.5) continue;  // comparable: no discount
-    s.why = fmt::format("{}; {}", describe(k, w), describe(top, tw));
-    shares_[k] = std::move(s);
-  }
-  // A program's kernel (not already a small share of another) whose whole work is known and smaller
-  // than one wave of the GPU (every SM full once: 132 SMs x 2048 threads on an H100), one loop
-  // iteration per thread counted as one: it cannot fill the GPU even once, and its time is mostly
-  // its launch's.
-  for (const auto& [k, w] : weights) {
-    if (shares_.count(k) || !w.everyFactorKnown || w.total >= kWave) continue;
-    ProgramShare s;
-    s.share = std::max(w.total, 1.0) / kWave;
-    s.why = fmt::format("'{}' runs {:.0f} thread iterations in all ({} launch{} of {} block{}): less than one wave of "
-                        "an H100, 132 SMs x 2048 threads", k->getNameAsString(), w.total, w.launches,
+    s.share = std::max(total, 1.0) / kWave;
+    s.why = fmt::format("'{}' runs {:.0f} thread iterations in all ({:.0f} launch{} of {} block{}): less than one wave of "
+                        "an H100, 132 SMs x 2048 threads", k->getNameAsString(), total, w.launches,
                         w.launches == 1 ? "" : "es", w.blocks, w.blocks == 1 ? "" : "s");
     shares_[k] = std::move(s);
   }
