@@ -71,6 +71,7 @@ static std::string generated(unsigned kernels) {
 }
 
 int main(int argc, char** argv) {
+  gpuopt::tuneAllocatorForAnalysis();  // as gpuopt-lint does
   std::vector<std::string> files, extra;
   unsigned kernels = 200, reps = 3;
   bool noCuda = false, cacheBench = true;

@@ -119,6 +119,9 @@ int demo(const CliOptions& o) {
 
 int main(int argc, char** argv) {
   const auto startTime = std::chrono::steady_clock::now();
+#if GPUOPT_HAVE_CLANG && !GPUOPT_LAUNCHER
+  tuneAllocatorForAnalysis();
+#endif
 #if GPUOPT_HAVE_CLANG
   if (argc > 1 && std::string_view(argv[1]) == "merge-sarif") return mergeSarifMain(argc, argv, std::cout, std::cerr);
 #endif

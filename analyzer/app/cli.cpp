@@ -48,6 +48,9 @@ Input and compiler:
                           KERNEL=, for that kernel only); a launch in the code always wins. Without it
                           such kernels are judged under a few plausible shapes (see docs/architecture.md)
   --max-file-size BYTES   refuse larger inputs (default 8 MiB)
+  --max-instantiations N  analyse at most N instantiations of one kernel template per file (default 8;
+                          0: all), chosen to cover every value of each template argument and every
+                          launch shape; the others are named in a note
 
 Rules:
   --list-rules            list the rules
@@ -240,6 +243,16 @@ bool parseCommandLine(const std::vector<std::string>& args, CliOptions& o, std::
       if (!need(v)) return false;
       if (v != "impact" && v != "place") { error = "--sort expects impact or place, got '" + v + "'"; return false; }
       o.sortImpact = v == "impact";
+    } else if (a == "--max-instantiations") {
+      std::string v;
+      if (!need(v)) return false;
+      char* end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || n < 0 || n > 100000) {
+        error = "--max-instantiations expects a whole number (0 for no limit), got '" + v + "'";
+        return false;
+      }
+      o.maxInstantiations = static_cast<int>(n);
     } else if (a == "--min-impact") {
       std::string v;
       if (!need(v)) return false;

@@ -39,6 +39,7 @@ struct CliOptions {
   std::optional<std::string> headerFilter; // --header-filter REGEX (see AnalysisOptions)
   bool statistics = false;                 // --statistics: count per rule instead of the findings
   bool sortImpact = false;                 // --sort impact: highest static cost first, across files
+  int maxInstantiations = -1;              // --max-instantiations N (-1: not given)
   double minImpact = -1;                   // --min-impact X: findings below X are not reported
   bool exitZero = false;                   // --exit-zero: findings do not fail the run
   std::string shard;                       // --shard I/N (analyzer/app/shard.h), checked when parsed

@@ -120,6 +120,14 @@ bool loadConfigChain(const std::string& path, ResolvedOptions& out, std::string&
           m.blockX = d[0], m.blockY = d[1], m.blockZ = d[2];
           m.blockDimGiven = true;
         }
+      } else if (key == "max-instantiations") {
+        int n = -1;
+        try {
+          n = v.as<int>();
+        } catch (const YAML::Exception&) {
+        }
+        if (n < 0) throw YAML::RepresentationException(v.Mark(), "'max-instantiations' must be a whole number (0: every instantiation)");
+        out.analysis.model.maxInstantiations = static_cast<unsigned>(n);
       } else if (key == "gpu-arch") {
         out.analysis.frontend.gpuArch = v.as<std::string>();
         if (out.analysis.frontend.gpuArch.rfind("sm_", 0) != 0) throw YAML::RepresentationException(v.Mark(), "'gpu-arch' must be sm_XX");
@@ -242,6 +250,7 @@ bool resolveOptions(const CliOptions& cli, const std::string& file, ResolvedOpti
     m.blockDimGiven = true;
   }
   for (const auto& [name, d] : cli.kernelBlockDims) m.kernelBlocks[name] = d;
+  if (cli.maxInstantiations >= 0) m.maxInstantiations = static_cast<unsigned>(cli.maxInstantiations);
   if (!cli.failOn.empty()) parseSeverity(cli.failOn, out.failOn);
   if (cli.headerFilter) out.analysis.headerFilter = cli.headerFilter;
   // Enabled rules: config patterns, then --rules replaces, --disable removes.
@@ -301,6 +310,7 @@ std::string dumpConfig(const ResolvedOptions& r) {
       e << YAML::Key << name << YAML::Value << YAML::Flow << YAML::BeginSeq << d[0] << d[1] << d[2] << YAML::EndSeq;
     e << YAML::EndMap;
   }
+  e << YAML::Key << "max-instantiations" << YAML::Value << m.maxInstantiations;
   e << YAML::Key << "gpu-arch" << YAML::Value << r.analysis.frontend.gpuArch;
   e << YAML::Key << "compiler-args" << YAML::Value << YAML::Flow << r.analysis.frontend.extraArgs;
   if (r.analysis.headerFilter) e << YAML::Key << "header-filter" << YAML::Value << *r.analysis.headerFilter;

@@ -1,6 +1,7 @@
 #include "analyzer/engine/engine.h"
 
 #include <clang/Tooling/CompilationDatabase.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -139,6 +140,14 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
   fa.preambleBuilt = parser.preambleBuilt;
   if (!key.empty()) storeAnalysis(file, key, fa, parsed.deps, opts, resourceDir, cudaPath);
   return fa;
+}
+
+void tuneAllocatorForAnalysis() {
+#ifdef M_MMAP_THRESHOLD
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  mallopt(M_TOP_PAD, 64 << 20);
+#endif
 }
 
 std::vector<std::string> compileDatabaseCudaFiles(const std::string& dir, std::string& error) {

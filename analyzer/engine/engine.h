@@ -57,6 +57,13 @@ std::optional<FileAnalysis> cachedAnalysis(const std::string& file, const Analys
                                            const std::string& resourceDir, const std::string& cudaPath,
                                            const std::string& toolId, std::string* key = nullptr);
 
+// The kernel model makes and drops many per-thread value arrays (a few KiB each), and glibc's
+// defaults give freed memory back to the system at once, so the next ones fault their pages in
+// again: keep up to 512 MiB of freed heap for reuse and serve blocks below 256 MiB from the heap
+// (mallopt). Called once at the start of a process that analyses files (measured on ggml's
+// flash-attention unit: 18% less analysis time, docs/measurements.md).
+void tuneAllocatorForAnalysis();
+
 // The rules (rules/all_rules.h), one instance each.
 std::vector<std::unique_ptr<Rule>> registerAllRules();
 

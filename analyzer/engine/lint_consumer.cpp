@@ -9,6 +9,8 @@
 #include <set>
 
 #include "analyzer/engine/compile_errors.h"
+#include "analyzer/engine/instantiation_cap.h"
+#include "analyzer/model/coverage.h"
 #include "analyzer/model/kernel_model.h"
 #include "analyzer/model/shapes.h"
 #include "analyzer/rule/rule.h"
@@ -132,7 +134,25 @@ class LintConsumer : public clang::ASTConsumer {
     ctx.setTraversalScope(scope);
     out_.phaseMs["launch index"] += msSince(tLaunches);
     std::vector<const clang::FunctionDecl*> functions;
-    for (const clang::FunctionDecl* k : findFunctions(ctx, files, functions)) {
+    const std::vector<const clang::FunctionDecl*> kernels = findFunctions(ctx, files, functions);
+    // At most maxInstantiations instantiations of one kernel template (instantiation_cap.h), among
+    // those free of compile errors.
+    std::set<const clang::FunctionDecl*> capped;
+    std::vector<CappedTemplate> cappedTemplates;
+    {
+      auto tTaintK = Clock::now();
+      std::vector<const clang::FunctionDecl*> clean;
+      for (const clang::FunctionDecl* k : kernels)
+        if (!taint(k, sm)) clean.push_back(k);
+      out_.phaseMs["error scan"] += msSince(tTaintK);
+      cappedTemplates = capInstantiations(clean, opts_.model.maxInstantiations, [&](const clang::FunctionDecl* k) {
+        std::vector<std::string> f = templateArgumentFeatures(k);
+        for (const auto& s : launches.all(k)) f.push_back(fmt::format("block={}x{}x{}", s.x, s.y, s.z));
+        return f;
+      }, capped);
+    }
+    for (const clang::FunctionDecl* k : kernels) {
+      if (capped.count(k)) continue;
       auto tTaintK = Clock::now();
       auto skip = taint(k, sm);
       out_.phaseMs["error scan"] += msSince(tTaintK);
@@ -275,6 +295,18 @@ class LintConsumer : public clang::ASTConsumer {
       rc.setFunction(k->getQualifiedNameAsString(), inst, group);
       for (auto& d : mergeShapeRuns(runs, guessedAxes(facts), why, k->getNameAsString())) rc.report(std::move(d));
       rc.setFunction({});
+    }
+    // The instantiations the cap left out: one note per template, with the accesses they hold.
+    for (const CappedTemplate& c : cappedTemplates) {
+      KernelCoverage kc;
+      kc.kernel = c.first->getQualifiedNameAsString();
+      kc.where = rc.span(c.first->getLocation());
+      for (const clang::FunctionDecl* k : c.skipped) kc.accessesTotal += static_cast<unsigned>(sourceAccesses(k, ctx).size());
+      kc.whole = fmt::format("{} of its {} instantiations in this file were not analysed: at most {} instantiations of one "
+                             "kernel template are, chosen to cover every value of each template argument and every launch "
+                             "shape (--max-instantiations N analyses more; 0: all)",
+                             c.skipped.size(), c.total, opts_.model.maxInstantiations);
+      out_.coverage.push_back(std::move(kc));
     }
     auto tTaint = Clock::now();
     for (const clang::FunctionDecl* f : functions)

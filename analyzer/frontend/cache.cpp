@@ -240,6 +240,7 @@ std::string resultKey(const std::string& file, const AnalysisOptions& opts, cons
                    opts.model.blockY, opts.model.blockZ, opts.model.blockDimGiven);
   for (const auto& [name, d] : opts.model.kernelBlocks) k += fmt::format("block:{}={},{},{}\n", name, d[0], d[1], d[2]);
   for (const auto& [name, value] : opts.model.ruleOptions) k += fmt::format("{}={}\n", name, value);
+  k += fmt::format("max-instantiations:{}\n", opts.model.maxInstantiations);
   // Which included files are linted (--header-filter) and which other inputs may be includers.
   k += "header-filter:" + (opts.headerFilter ? "=" + *opts.headerFilter : std::string("-")) + "\n";
   for (const auto& o : opts.otherInputs) k += "input:" + o + "\n";
@@ -337,7 +338,7 @@ json resultJson(const FileResult& r) {
   for (const auto& k : r.coverage) {
     json g = json::array();
     for (const auto& x : k.unanalysed) g.push_back({x.file, x.firstLine, x.lastLine, x.reason});
-    j["coverage"].push_back({k.kernel, spanJson(k.where), k.accessesTotal, k.accessesReached, g});
+    j["coverage"].push_back({k.kernel, spanJson(k.where), k.accessesTotal, k.accessesReached, g, k.whole});
   }
   j["sourceHashes"] = r.sourceHashes;
   return j;
@@ -358,6 +359,7 @@ FileResult resultFrom(const json& j) {
     c.accessesReached = k.at(3).get<unsigned>();
     for (const auto& x : k.at(4))
       c.unanalysed.push_back({x.at(0).get<std::string>(), x.at(1).get<unsigned>(), x.at(2).get<unsigned>(), x.at(3).get<std::string>()});
+    c.whole = k.at(5).get<std::string>();
     r.coverage.push_back(std::move(c));
   }
   for (const auto& [f, h] : j.at("sourceHashes").items()) r.sourceHashes[f] = h.get<std::string>();

@@ -28,6 +28,11 @@ struct ModelOptions {
   // carries them under an assumed block shape or a one-block grid (no race between blocks is
   // judged there).
   bool blockSteps = true;
+  // At most this many instantiations of one kernel template are analysed per file, chosen to cover
+  // every value of each template argument and every launch shape; the others are named in a note
+  // (analyzer/engine/instantiation_cap.h). 0: every instantiation (--max-instantiations,
+  // `max-instantiations:`).
+  unsigned maxInstantiations = 8;
   // Per-rule options, "rule-id.key" -> value (e.g. "bank-conflict.min-ways" -> 2).
   std::map<std::string, double> ruleOptions;
 

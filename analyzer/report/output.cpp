@@ -76,6 +76,8 @@ void writeLoc(std::ostream& os, const SourcePos& p, const Style& st) {
 }  // namespace
 
 std::string KernelCoverage::text() const {
+  if (!whole.empty())
+    return fmt::format("kernel '{}': {} ({} of {} memory accesses analysed)", kernel, whole, accessesReached, accessesTotal);
   std::string gaps;
   for (const auto& g : unanalysed) {
     std::string lines = g.firstLine == g.lastLine ? fmt::format("line {}", g.firstLine) : fmt::format("lines {}-{}", g.firstLine, g.lastLine);
@@ -182,6 +184,7 @@ void writeJson(std::ostream& os, const std::vector<FileResult>& results, const O
         reached += k.accessesReached, total += k.accessesTotal, partly += k.partly();
         json kj = {{"kernel", k.kernel}, {"location", spanJson(k.where, oc)}, {"accessesReached", k.accessesReached},
                    {"accessesTotal", k.accessesTotal}, {"unanalysed", json::array()}};
+        if (!k.whole.empty()) kj["notAnalysed"] = k.whole;
         for (const auto& g : k.unanalysed)
           kj["unanalysed"].push_back({{"file", relativePath(g.file, oc.cwd)}, {"firstLine", g.firstLine}, {"lastLine", g.lastLine},
                                       {"reason", g.reason}});

@@ -310,6 +310,60 @@ TEST(Cli, KernelsAnalysedInPartAreNamed) {
   EXPECT_EQ(notes[0]["properties"]["accessesTotal"], 2);
 }
 
+// Issue 31: at most --max-instantiations instantiations of one kernel template are analysed, chosen
+// to cover every value of each template argument (so the one instantiation whose arguments make
+// the stride 32, last in source order, is among them), and the others are named on the template.
+TEST(Cli, InstantiationsBeyondTheCapCoverEveryArgumentValueAndAreNamed) {
+  std::string d = tempDir("inst-cap");
+  writeFile(d + "/k.cu",
+            "template <int A, int B>\n"
+            "__global__ void k(float* a) {\n"
+            "  a[threadIdx.x * (A * B == 9 ? 32 : 1)] = 0.0f;\n"
+            "}\n"
+            "void run(float* a) {\n"
+            "  k<1, 1><<<64, 32>>>(a);\n"
+            "  k<1, 2><<<64, 32>>>(a);\n"
+            "  k<2, 1><<<64, 32>>>(a);\n"
+            "  k<2, 2><<<64, 32>>>(a);\n"
+            "  k<3, 3><<<64, 32>>>(a);\n"
+            "}\n");
+  auto capped = runLint("--no-cuda --no-cache --max-instantiations 3 --format json k.cu", d);
+  auto j = nlohmann::json::parse(capped.out);
+  auto& f = j["files"][0];
+  EXPECT_EQ(f["kernels"], 3) << capped.out;
+  EXPECT_EQ(f["partlyAnalysed"], 1);
+  bool stride = false;
+  for (auto& x : f["findings"])
+    if (x["ruleId"] == "uncoalesced-access" && x["location"]["line"] == 3) stride = true;
+  EXPECT_TRUE(stride) << "k<3, 3> covers the values 3 and is analysed: " << capped.out;
+  bool named = false;
+  for (auto& c : f["kernelCoverage"])
+    if (c.contains("notAnalysed")) {
+      named = true;
+      EXPECT_EQ(c["kernel"], "k");
+      EXPECT_EQ(c["accessesReached"], 0);
+      EXPECT_EQ(c["accessesTotal"], 2) << "one store in each of the 2 left out";
+      EXPECT_NE(c["notAnalysed"].get<std::string>().find("2 of its 5 instantiations in this file were not analysed"),
+                std::string::npos) << c.dump();
+    }
+  EXPECT_TRUE(named) << capped.out;
+  auto text = runLint("--no-cuda --no-cache --max-instantiations 3 k.cu", d);
+  EXPECT_NE(text.out.find("note: kernel 'k': 2 of its 5 instantiations in this file were not analysed"), std::string::npos)
+      << text.out;
+  // The configuration file says the same; 0 analyses every instantiation.
+  writeFile(d + "/.gpuopt-lint.yaml", "max-instantiations: 0\n");
+  auto all = nlohmann::json::parse(runLint("--no-cuda --no-cache --format json k.cu", d).out);
+  EXPECT_EQ(all["files"][0]["kernels"], 5);
+  EXPECT_EQ(all["files"][0]["partlyAnalysed"], 0);
+  writeFile(d + "/.gpuopt-lint.yaml", "max-instantiations: -2\n");
+  auto bad = runLint("--no-cuda --no-cache k.cu", d);
+  EXPECT_EQ(bad.rc, 2);
+  EXPECT_NE((bad.out + bad.err).find("'max-instantiations' must be a whole number"), std::string::npos) << bad.out << bad.err;
+  auto badFlag = runLint("--no-cuda --max-instantiations many k.cu", d);
+  EXPECT_EQ(badFlag.rc, 2);
+  EXPECT_NE(badFlag.err.find("--max-instantiations expects a whole number"), std::string::npos) << badFlag.err;
+}
+
 TEST(Cli, PerRuleOptionsChangeWhatIsReported) {
   std::string d = tempDir("opts");
   writeFile(d + "/k.cu", readFile(fixture("bank_conflict.cu")));
