@@ -18,9 +18,10 @@ using namespace clang;
 
 // ---- call index and loop sites ----------------------------------------------------------------
 
-CallIndex::CallIndex(ASTContext& ctx) {
+void CallIndex::build() const {
+  built_ = true;
   struct V : RecursiveASTVisitor<V> {
-    CallIndex* self;
+    const CallIndex* self;
     bool shouldVisitTemplateInstantiations() const { return true; }
     bool shouldVisitImplicitCode() const { return true; }
     bool VisitCallExpr(CallExpr* c) {
@@ -29,11 +30,12 @@ CallIndex::CallIndex(ASTContext& ctx) {
     }
   } v;
   v.self = this;
-  v.TraverseAST(ctx);
+  v.TraverseAST(ctx_);
 }
 
 const std::vector<const CallExpr*>& CallIndex::callsOf(const FunctionDecl* fd) const {
   static const std::vector<const CallExpr*> none;
+  if (!built_) build();
   auto it = calls_.find(fd ? fd->getCanonicalDecl() : nullptr);
   return it == calls_.end() ? none : it->second;
 }

@@ -60,13 +60,18 @@ std::string spelled(clang::ASTContext& ctx, const clang::Expr* e);
 std::string bytesText(int64_t bytes);
 
 // The calls of every function of the translation unit's linted code, by callee.
+// Built on the first question (a traversal of the whole translation unit, instantiations and
+// implicit code included): a rule that finds no call to ask about pays nothing for it.
 class CallIndex {
  public:
-  explicit CallIndex(clang::ASTContext& ctx);
+  explicit CallIndex(clang::ASTContext& ctx) : ctx_(ctx) {}
   const std::vector<const clang::CallExpr*>& callsOf(const clang::FunctionDecl* fd) const;
 
  private:
-  std::map<const clang::FunctionDecl*, std::vector<const clang::CallExpr*>> calls_;
+  void build() const;
+  clang::ASTContext& ctx_;
+  mutable bool built_ = false;
+  mutable std::map<const clang::FunctionDecl*, std::vector<const clang::CallExpr*>> calls_;
 };
 
 // A loop that runs `s` over and over: directly around it, or around a call of the function that
