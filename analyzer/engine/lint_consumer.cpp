@@ -129,9 +129,12 @@ class LintConsumer : public clang::ASTConsumer {
     std::vector<clang::Decl*> project;
     for (clang::Decl* d : ctx.getTranslationUnitDecl()->decls())
       if (files.inProject(d->getLocation())) project.push_back(d);
-    ctx.setTraversalScope(project);
+    // (Setting a traversal scope drops the parent map built for the previous one: where the linted
+    // files are the whole project, as in most files, the launch index's map is kept for the rules.)
+    const bool sameScope = project == scope;
+    if (!sameScope) ctx.setTraversalScope(project);
     LaunchIndex launches(ctx);
-    ctx.setTraversalScope(scope);
+    if (!sameScope) ctx.setTraversalScope(scope);
     out_.phaseMs["launch index"] += msSince(tLaunches);
     std::vector<const clang::FunctionDecl*> functions;
     const std::vector<const clang::FunctionDecl*> kernels = findFunctions(ctx, files, functions);
