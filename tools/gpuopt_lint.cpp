@@ -268,6 +268,8 @@ int main(int argc, char** argv) {
 #if GPUOPT_LAUNCHER
   if (cache.dir.empty()) runAnalyzer(argv);  // --no-cache
 #endif
+  // A core to spare (fewer files at once than cores): a missing preamble is built beside the parse.
+  cache.backgroundPreamble = std::min<size_t>(o.jobs, o.files.size()) < std::max(1u, std::thread::hardware_concurrency());
   // Configuration: .gpuopt-lint.yaml nearest to each file (command line wins).
   std::vector<FileResult> results(o.files.size());
   std::vector<ResolvedOptions> perFile(o.files.size());

@@ -136,7 +136,9 @@ FileAnalysis analyzeFile(const std::string& file, const AnalysisOptions& opts,
   FileCommand cmd = commandForFile(file, opts.frontend, resourceDir, cudaPath, fa.log);
   Parser parser{opts, rules, resourceDir, cudaPath};
   ParsedFile parsed = parseWithStrategies(file, cmd, parser, opts, resourceDir, cudaPath, fa.log);
-  if (!reportParse(file, parsed, cmd.pc, opts, fa)) return fa;
+  const bool reported = reportParse(file, parsed, cmd.pc, opts, fa);
+  parser.finishBackground(fa.log);  // a preamble built beside the parse is stored before we return
+  if (!reported) return fa;
   fa.preambleBuilt = parser.preambleBuilt;
   if (!key.empty()) storeAnalysis(file, key, fa, parsed.deps, opts, resourceDir, cudaPath);
   return fa;

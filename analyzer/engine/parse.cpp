@@ -195,8 +195,24 @@ std::vector<std::string> excludedPrefixes(const std::string& resourceDir, const 
 
 // The file system of a parse: the real one (with `<< <` launches joined), the bundled headers
 // in memory, and `extraPath` (the preamble's header) when given.
+void Parser::finishBackground(std::vector<std::string>& log) {
+  for (auto& t : background)
+    if (t.joinable()) t.join();
+  background.clear();
+  log.insert(log.end(), backgroundLog.begin(), backgroundLog.end());
+  backgroundLog.clear();
+  if (backgroundBuilt) preambleBuilt = true;
+}
+
 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Parser::fileSystem(const std::string& extraPath,
                                                                    const std::string& extraText) {
+  return parseFileSystem(opts, resourceDir, cudaPath, shadowedWrapperIncludes, extraPath, extraText);
+}
+
+llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> parseFileSystem(const AnalysisOptions& opts, const std::string& resourceDir,
+                                                                const std::string& cudaPath,
+                                                                const std::vector<std::string>& shadowedWrapperIncludes,
+                                                                const std::string& extraPath, const std::string& extraText) {
   // Unsaved editor buffers (the language server) replace the files on disk, under the launch
   // chevron normalisation like any file.
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> real = llvm::vfs::getRealFileSystem();
@@ -275,9 +291,25 @@ ParseResult Parser::run(const std::string& file, const ParseCommand& cmd, const 
   std::vector<std::string> preLog;
   // Not with unsaved editor buffers: the file on disk is not what is parsed.
   if (!cmd.bundledCuda && !opts.cache.dir.empty() && opts.cache.preamble && opts.overlays.empty()) {
-    pre = getPreamble(opts.cache.dir, cmd.args, layoutDirs, file,
-                      [&](const std::string& p, const std::string& t) { return fileSystem(p, t); },
-                      &preLog, mayBuildPreamble);
+    // The build may run on another thread after this call: its file system is made from copies.
+    const std::string res = resourceDir, cuda = cudaPath;
+    const std::vector<std::string> shadowed = shadowedWrapperIncludes;
+    const AnalysisOptions* o = &opts;
+    MakeParseFS makeFS = [o, res, cuda, shadowed](const std::string& p, const std::string& t) {
+      return parseFileSystem(*o, res, cuda, shadowed, p, t);
+    };
+    DeferBuild defer;
+    if (opts.cache.backgroundPreamble)
+      defer = [this](std::function<bool(std::vector<std::string>*)> task) {
+        background.emplace_back([this, task = std::move(task)] {
+          std::vector<std::string> log;
+          bool built = task(&log);
+          std::lock_guard<std::mutex> g(backgroundMutex);
+          backgroundLog.insert(backgroundLog.end(), log.begin(), log.end());
+          backgroundBuilt = backgroundBuilt || built;
+        });
+      };
+    pre = getPreamble(opts.cache.dir, cmd.args, layoutDirs, file, makeFS, &preLog, mayBuildPreamble, &defer);
     if (pre && pre->built) preambleBuilt = true;
   }
   ParseResult res = runOnce(file, cmd, layoutDirs, target, targetName, pre ? &*pre : nullptr);

@@ -8,6 +8,8 @@
 
 #include <initializer_list>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +29,17 @@ struct Parser {
   // Toolkit headers Clang's CUDA wrapper includes by a quoted name that a project folder of the
   // command shadows (set by run(); fileSystem() forwards them to the toolkit's).
   std::vector<std::string> shadowedWrapperIncludes;
+  // Preambles being built beside the parse (CacheOptions::backgroundPreamble), their log lines,
+  // and whether one was built: finishBackground() waits for them (so does the destructor).
+  std::vector<std::thread> background;
+  std::mutex backgroundMutex;
+  std::vector<std::string> backgroundLog;
+  bool backgroundBuilt = false;
+  void finishBackground(std::vector<std::string>& log);
+  ~Parser() {
+    for (auto& t : background)
+      if (t.joinable()) t.join();
+  }
 
   // The file system of a parse: the real one (with `<< <` launches joined), the bundled headers
   // in memory, and `extraPath` (the preamble's header) when given.
@@ -39,6 +52,12 @@ struct Parser {
   ParseResult runOnce(const std::string& file, const ParseCommand& cmd, const std::vector<std::string>& layoutDirs,
                       const std::string& target, const std::string& targetName, const Preamble* pre);
 };
+
+// Parser::fileSystem from its parts (a preamble built on another thread gets copies of them).
+llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> parseFileSystem(const AnalysisOptions& opts, const std::string& resourceDir,
+                                                                const std::string& cudaPath,
+                                                                const std::vector<std::string>& shadowedWrapperIncludes,
+                                                                const std::string& extraPath, const std::string& extraText);
 
 // The folders a command's include flags name, in order: each of `flags` (`-I`, `-iquote`,
 // `-idirafter`, `-isystem`) as `-I dir`, `-Idir` or `-iquote=dir`.

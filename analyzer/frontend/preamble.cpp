@@ -287,9 +287,15 @@ void evict(const fs::path& dir, uintmax_t limit) {
 // Builds (or finds) the PCH of the forced includes plus `includes`.
 // `includes`: directive operands (`<x.h>`, or `"/abs/path/x.h"` for the project's own headers,
 // which `projectHeaders` allows: guarded, no kernel in them).
+std::optional<Preamble> buildPreamble(const std::string& cacheDir, const std::vector<std::string>& keyArgs,
+                                      const std::vector<std::string>& includes, const MakeParseFS& makeFS,
+                                      const std::string& key, Preamble p, const std::string& manifestPath,
+                                      bool projectHeaders, std::vector<std::string>* log, std::string& whyNot);
+
 std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vector<std::string>& keyArgs,
                                     const std::vector<std::string>& includes, const MakeParseFS& makeFS,
-                                    std::vector<std::string>* log, std::string& whyNot, bool& mayBuild) {
+                                    std::vector<std::string>* log, std::string& whyNot, bool& mayBuild,
+                                    const DeferBuild* defer) {
   const bool projectHeaders = std::any_of(includes.begin(), includes.end(), [](const std::string& i) { return i[0] == '"'; });
   std::error_code ec;
   std::string keyText = toolIdentity() + "\n" + fs::current_path(ec).string() + "\n";
@@ -323,7 +329,30 @@ std::optional<Preamble> preambleFor(const std::string& cacheDir, const std::vect
     return std::nullopt;
   }
   mayBuild = false;
-  // Build it: the parse command with the preamble header as the input.
+  if (defer && *defer) {
+    // Built on a core of its own while this file is parsed without it: the findings are the same (a
+    // preamble only saves parsing), and later runs use it. The build takes the key's lock itself and
+    // first looks whether another worker built it meanwhile.
+    (*defer)([cacheDir, keyArgs, includes, makeFS, key, p, manifestPath, projectHeaders](std::vector<std::string>* blog) {
+      std::lock_guard<std::mutex> again(keyMutex(key));
+      if (auto m = readManifest(manifestPath); m && depsValid(*m) && (!m->usable || pchIntact(p.pchPath, m->pchHash))) return false;
+      std::string why;
+      return buildPreamble(cacheDir, keyArgs, includes, makeFS, key, p, manifestPath, projectHeaders, blog, why).has_value();
+    });
+    whyNot = "being built beside this parse, for later runs";
+    return std::nullopt;
+  }
+  return buildPreamble(cacheDir, keyArgs, includes, makeFS, key, p, manifestPath, projectHeaders, log, whyNot);
+}
+
+// Builds the preamble `p` (its key's lock held by the caller): the parse command with the preamble
+// header as the input, then the manifest.
+std::optional<Preamble> buildPreamble(const std::string& cacheDir, const std::vector<std::string>& keyArgs,
+                                      const std::vector<std::string>& includes, const MakeParseFS& makeFS,
+                                      const std::string& key, Preamble p, const std::string& manifestPath,
+                                      bool projectHeaders, std::vector<std::string>* log, std::string& whyNot) {
+  std::error_code ec;
+  fs::path dir = fs::path(cacheDir) / "v1" / "preamble";
   auto t0 = Clock::now();
   fs::create_directories(dir, ec);
   // What killed runs left (up to the size of a PCH each).
@@ -478,7 +507,8 @@ std::string resolveQuotedInclude(const std::string& name, const std::string& fil
 
 std::optional<Preamble> getPreamble(const std::string& cacheDir, const std::vector<std::string>& args,
                                     const std::vector<std::string>& layoutDirs, const std::string& file,
-                                    const MakeParseFS& makeFS, std::vector<std::string>* log, bool& mayBuild) {
+                                    const MakeParseFS& makeFS, std::vector<std::string>* log, bool& mayBuild,
+                                    const DeferBuild* defer) {
   if (cacheDir.empty() || args.empty()) return std::nullopt;
   // The key: the command without the file and without the project-layout folders (searched last,
   // -idirafter, they cannot change which system header an include finds).
@@ -529,15 +559,15 @@ std::optional<Preamble> getPreamble(const std::string& cacheDir, const std::vect
   add(file, text, 0);
   if (whole.size() > system.size()) {
     // The project's headers find theirs in the layout folders too: these are part of this key.
-    if (auto p = preambleFor(cacheDir, allArgs, whole, makeFS, log, whyNot, mayBuild)) return p;
+    if (auto p = preambleFor(cacheDir, allArgs, whole, makeFS, log, whyNot, mayBuild, defer)) return p;
     if (log) log->push_back(file + ": preamble of its leading includes and project headers not used (" + whyNot + ")");
   }
   const auto& includes = system;
   if (!includes.empty()) {
-    if (auto p = preambleFor(cacheDir, keyArgs, includes, makeFS, log, whyNot, mayBuild)) return p;
+    if (auto p = preambleFor(cacheDir, keyArgs, includes, makeFS, log, whyNot, mayBuild, defer)) return p;
     if (log) log->push_back(file + ": preamble of its leading includes not used (" + whyNot + ")");
   }
-  if (auto p = preambleFor(cacheDir, keyArgs, {}, makeFS, log, whyNot, mayBuild)) return p;
+  if (auto p = preambleFor(cacheDir, keyArgs, {}, makeFS, log, whyNot, mayBuild, defer)) return p;
   if (log) log->push_back(file + ": no preamble (" + whyNot + ")");
   return std::nullopt;
 }

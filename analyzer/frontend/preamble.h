@@ -54,8 +54,14 @@ using MakeParseFS = std::function<llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem
 // any build attempt then clears: the analysis of one file builds at most one preamble per run, so
 // a cold run of a file parsed several times -- host-side retry, includers -- costs one build, and
 // later runs build the rest). Nullopt when none can be used (log says why when `log`).
+// With `defer` (a run with a core to spare), a preamble that must be built is handed to it as a
+// task instead (run it on another thread, with a log of its own): this call then looks only for
+// the lesser preambles already built, and the file is parsed with one of them or none.
+// The task returns whether it built a usable preamble.
+using DeferBuild = std::function<void(std::function<bool(std::vector<std::string>* log)>)>;
 std::optional<Preamble> getPreamble(const std::string& cacheDir, const std::vector<std::string>& args,
                                     const std::vector<std::string>& layoutDirs, const std::string& file,
-                                    const MakeParseFS& makeFS, std::vector<std::string>* log, bool& mayBuild);
+                                    const MakeParseFS& makeFS, std::vector<std::string>* log, bool& mayBuild,
+                                    const DeferBuild* defer = nullptr);
 
 }  // namespace gpuopt

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <regex>
+#include <thread>
 
 #include "test_util.h"
 
@@ -433,6 +434,40 @@ TEST(Cache, ProjectHeadersAtTheTopOfAUnitAreInItsPreamble) {
   RunResult after = runLint(local);
   EXPECT_NE(after.err.find(": built in"), std::string::npos) << after.err;
   EXPECT_EQ(after.out.find("32-way bank conflict"), std::string::npos) << after.out;
+  fs::remove_all(cache);
+  fs::remove_all(dir);
+}
+
+TEST(Cache, AOneFileRunBuildsItsPreambleBesideTheParse) {
+  // Issue 31's cold run: with a core to spare (one file), a missing preamble is built on a thread
+  // of its own while the file is parsed without it; the run returns once it is stored, and the
+  // next run parses with it. Findings are those of a parse without any cache.
+  if (!haveToolkit()) GTEST_SKIP() << "no CUDA toolkit here: the preamble is only used with one";
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one core: nothing to spare";
+  std::string dir = tempDir("cache-beside-src");
+  writeFile(dir + "/k.cu", readFile(std::string(GPUOPT_SOURCE_DIR) + "/samples/transpose_ladder.cu"));
+  std::string cache = tempDir("cache-beside");
+  std::string common = "--no-config --cuda-path /usr/local/cuda --format json -j 1 '" + dir + "/k.cu'";
+  RunResult bare = runLint("--no-cache " + common);
+  ASSERT_EQ(bare.rc, 1) << bare.err;
+  RunResult cold = runLint("--verbose --cache-dir '" + cache + "' " + common);
+  EXPECT_EQ(cold.out, bare.out) << "findings differ while the preamble is built beside the parse";
+  EXPECT_NE(cold.err.find("being built beside this parse"), std::string::npos) << cold.err;
+  EXPECT_NE(cold.err.find(": built in"), std::string::npos) << "the build finished before the run returned:\n" << cold.err;
+  fs::remove_all(fs::path(cache) / "v1" / "results");
+  RunResult warm = runLint("--verbose --cache-dir '" + cache + "' " + common);
+  EXPECT_EQ(warm.out, bare.out);
+  EXPECT_NE(warm.err.find("k.cu: parsed with the preamble"), std::string::npos) << warm.err;
+  EXPECT_EQ(warm.err.find(": built in"), std::string::npos) << warm.err;
+  // Two files on two workers have no core to spare: the preamble is built first, then used.
+  if (std::thread::hardware_concurrency() == 2) {
+    writeFile(dir + "/k2.cu", readFile(std::string(GPUOPT_SOURCE_DIR) + "/samples/transpose_ladder.cu") + "\n");
+    std::string cache2 = tempDir("cache-beside-2");
+    RunResult two = runLint("--verbose --no-config --cuda-path /usr/local/cuda -j 2 --cache-dir '" + cache2 + "' '" + dir +
+                            "/k.cu' '" + dir + "/k2.cu'");
+    EXPECT_EQ(two.err.find("being built beside this parse"), std::string::npos) << two.err;
+    fs::remove_all(cache2);
+  }
   fs::remove_all(cache);
   fs::remove_all(dir);
 }
