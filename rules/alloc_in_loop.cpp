@@ -106,11 +106,12 @@ void AllocInLoopRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) {
         msg = fmt::format("call to '{}' in a loop allocates '{}' with {} and frees it with {} {}: {}",
                           site.via.front()->getDirectCallee()->getNameAsString(), buf, fn, freeFn, per, heavy(fn));
       Diagnostic d = rc.make(kInfo, rc.span(anchor), msg);
-      setHostImpact(loopHasDeviceWork(ctx, site.loop), d);
-      if (d.impact < 1) {  // allocations repeated without device work: still one allocation per iteration
-        d.impact = 0.5;
-        d.impactText = "a loop without device work";
-      }
+      // What the pair costs (measured) against the rest of the iteration; a loop without device work
+      // still allocates once per iteration.
+      HostSaving saving;
+      saving.savedUs = fn == "cudaMallocHost" || fn == "cudaHostAlloc" ? kMallocHostPairUs : kMallocPairUs;
+      saving.what = fmt::format("a {}/{} pair takes ~{} (measured on H100)", fn, freeFn, usText(saving.savedUs));
+      setHostLoopImpact(ctx, site.loop, alloc, saving, d, /*requireDeviceWork=*/false);
       if (!site.via.empty()) d.notes.push_back({rc.span(alloc), fmt::format("allocated here, by '{}'", fn)});
       d.notes.push_back({rc.span(free->call), fmt::format("freed here, in the same iteration")});
       d.notes.push_back({rc.span(SourceRange(site.loop->getBeginLoc(), site.loop->getBeginLoc())),

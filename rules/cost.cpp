@@ -191,6 +191,74 @@ bool loopHasDeviceWork(clang::ASTContext& ctx, const clang::Stmt* loop) {
   return false;
 }
 
+std::string byteText(double b) {
+  if (b >= 1024.0 * 1024 * 1024) return fmt::format("{:.1f} GiB", b / (1024.0 * 1024 * 1024));
+  if (b >= 1024.0 * 1024) return fmt::format("{:.0f} MiB", b / (1024.0 * 1024));
+  if (b >= 1024) return fmt::format("{:.0f} KiB", b / 1024);
+  return fmt::format("{:.0f} bytes", b);
+}
+std::string usText(double us) {
+  if (us >= 1000) return fmt::format("{:.1f} ms", us / 1000);
+  return fmt::format("{:.0f} us", us);
+}
+
+void setHostLoopImpact(clang::ASTContext& ctx, const clang::Stmt* loop, const clang::CallExpr* own, const HostSaving& s,
+                       Diagnostic& d, bool requireDeviceWork) {
+  if (!loop || (requireDeviceWork && !loopHasDeviceWork(ctx, loop))) {
+    setHostImpact(false, d);
+    return;
+  }
+  // Every loop of the nest counted with constants: at most a few runs in all.
+  int64_t runs = 1;
+  bool allKnown = true;
+  for (const clang::Stmt* l = loop; l && allKnown; l = host::enclosingLoop(ctx, l)) {
+    auto n = host::tripCount(ctx, l);
+    if (!n || *n < 0 || runs > (int64_t(1) << 30)) allKnown = false;
+    else runs *= *n;
+  }
+  if (allKnown && runs <= 10) {
+    d.impact = 0.05;
+    d.impactText = fmt::format("runs {} time{} in all: set-up scale", runs, runs == 1 ? "" : "s");
+    return;
+  }
+  if (s.savedUs <= 0) {
+    setHostImpact(true, d);
+    return;
+  }
+  // The rest of one iteration, at least.
+  double restUs = s.ownRestUs;
+  double copied = 0;
+  unsigned allocs = 0, unknownCopies = 0;
+  for (const auto& e : host::iterationEvents(ctx, loop)) {
+    if (e.call == own) continue;
+    double times = 1;
+    if (e.nestedLoop)
+      if (auto n = host::tripCount(ctx, e.nestedLoop); n && *n > 0) times = static_cast<double>(*n);
+    if (e.kind == host::HostEvent::Copy) {
+      if (auto b = host::copyBytes(ctx, e.copy); b && *b > 0) {
+        restUs += times * static_cast<double>(*b) / kPinnedBytesPerUs;
+        copied += times * static_cast<double>(*b);
+      } else {
+        restUs += times * kSmallCopyUs;
+        unknownCopies += static_cast<unsigned>(std::min(times, 1e6));
+      }
+    } else if (e.kind == host::HostEvent::Alloc) {
+      restUs += times * (e.name == "cudaMallocHost" || e.name == "cudaHostAlloc" ? kMallocHostPairUs : kMallocPairUs);
+      allocs += static_cast<unsigned>(std::min(times, 1e6));
+    }
+  }
+  double share = std::clamp(s.savedUs / (s.savedUs + restUs), 0.0, 1.0);
+  d.impact = share;
+  std::vector<std::string> rest;
+  if (copied > 0) rest.push_back("copies " + byteText(copied));
+  if (unknownCopies) rest.push_back(fmt::format("{} cop{} of run-time size", unknownCopies, unknownCopies == 1 ? "y" : "ies"));
+  if (allocs) rest.push_back(fmt::format("{} allocation{}", allocs, allocs == 1 ? "" : "s"));
+  d.impactText = fmt::format("~{:.0f}% of the loop's estimated time per iteration: {}{}", std::max(1.0, share * 100), s.what,
+                             rest.empty() ? std::string()
+                                          : fmt::format(", against at least {} for the rest (it also {})", usText(restUs),
+                                                        fmt::format("{}", fmt::join(rest, ", "))));
+}
+
 void dumpCostIfAsked(const KernelModel& m, const RuleContext& rc) {
   static const char* path = std::getenv("GPUOPT_COST_DUMP");
   if (!path || !*path || !m.kernel()) return;

@@ -52,6 +52,35 @@ void setHostImpact(bool repeatsWithDeviceWork, Diagnostic& d);
 // Whether `loop` (or a loop around it) launches kernels or calls a GPU library in its iterations.
 bool loopHasDeviceWork(clang::ASTContext& ctx, const clang::Stmt* loop);
 
+// A host finding's cost within its loop (issue 28), from figures measured on the H100
+// (docs/measurements.md): what fixing it saves per iteration (`savedUs`, 0 when not known) against
+// a lower bound of the rest of the iteration: each copy of a known size at the pinned rate
+// (54.8 GB/s), of a size known only at run time at a small copy's latency (5.8 us), each
+// cudaMalloc 69 us and cudaMallocHost 1.33 ms (an allocation and its free), launches and library
+// calls nothing (their work is not known), events of a loop inside the iteration times its trip
+// count when constant. The share saved/(saved + rest) can only be smaller than estimated. A loop
+// nest whose trip counts are all constants and come to at most 10 runs is set-up scale. Sets
+// d.impact and its text, as setHostImpact does, when the loop repeats with device work.
+struct HostSaving {
+  double savedUs = 0;   // per iteration; 0: not known
+  double ownRestUs = 0; // what the finding's own call still costs after the fix (a copy at the pinned rate)
+  std::string what;     // "pinning saves ~1.0 ms per 8 MiB copy"
+};
+// `requireDeviceWork`: a loop without device work is set-up or verification (copies); an
+// allocation repeated there is still judged by its share.
+void setHostLoopImpact(clang::ASTContext& ctx, const clang::Stmt* loop, const clang::CallExpr* own, const HostSaving& s,
+                       Diagnostic& d, bool requireDeviceWork = true);
+// "8 MiB", "1.0 ms": sizes and times in host findings' impact texts.
+std::string byteText(double bytes);
+std::string usText(double us);
+// Measured on the H100 (docs/measurements.md, host transfer demos).
+inline constexpr double kPinnedBytesPerUs = 54.8e3;     // 256 MiB pinned host to device: 4.9 ms
+inline constexpr double kPageableH2DBytesPerUs = 7.2e3; // 256 MiB pageable host to device: 37.4 ms
+inline constexpr double kPageableD2HBytesPerUs = 10.3e3;// 256 MiB pageable device to host: 26.0 ms
+inline constexpr double kSmallCopyUs = 5.8;             // 4096 copies of 4 B: 23.7 ms
+inline constexpr double kMallocPairUs = 69;             // cudaMalloc + cudaFree, 200 iterations
+inline constexpr double kMallocHostPairUs = 1330;       // cudaMallocHost + cudaFreeHost
+
 // The developer hook behind bench/impact_rank.py: with GPUOPT_COST_DUMP=FILE set, every kernel
 // model's per-line estimated global traffic is appended to FILE (kernel, file, line, sectors).
 void dumpCostIfAsked(const KernelModel& m, const RuleContext& rc);

@@ -347,9 +347,20 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
         if (cc.fn == "cudaMemcpy" || cc.fn == "cudaMemcpyAsync") bytes = host::constInt(ctx, call->getArg(2));
         bool smallRepeated = inLoop && bytes && *bytes < UnbatchedMemcpyRule::kSmallBytes;
         d.measuredTag = pageableImpact(smallRepeated, bytes.has_value());
-        // Setup and verification copies (once, or in a loop without device work) cost little.
+        // Setup and verification copies (once, or in a loop without device work) cost little; in a
+        // loop with device work, what pinning saves against the rest of the iteration.
         const Stmt* around = viaHelper ? enclosingLoop(ctx, helperCall) : loop;
-        setHostImpact(around && loopHasDeviceWork(ctx, around), d);
+        HostSaving saving;
+        if (bytes && *bytes > 0) {
+          const double b = static_cast<double>(*bytes);
+          // The host pointer as the copy's source: host to device; else the faster device-to-host
+          // rate (the smaller saving).
+          const bool h2d = call->getNumArgs() > 1 && strip(call->getArg(1)) == strip(host);
+          saving.ownRestUs = b / kPinnedBytesPerUs;
+          saving.savedUs = b / (h2d ? kPageableH2DBytesPerUs : kPageableD2HBytesPerUs) - saving.ownRestUs;
+          saving.what = fmt::format("pinning saves ~{} per {} copy", usText(saving.savedUs), byteText(b));
+        }
+        setHostLoopImpact(ctx, around, call, saving, d);
         if (viaHelper) d.notes.push_back({rc.span(call), fmt::format("the copy is made here, by '{}'", cc.fn)});
         if (loop && !viaHelper) d.notes.push_back({rc.span(SourceRange(loop->getBeginLoc(), loop->getBeginLoc())), "inside this loop"});
         if (t.allocRange.isValid()) d.notes.push_back({rc.span(t.allocRange), fmt::format("'{}' is pageable: allocated with {}", t.name, t.how)});
