@@ -226,6 +226,16 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     const double replays = (c.ways - 1.0) / c.ways;
     d.impact *= replays;
     d.impactText += fmt::format("; {}% of its wavefronts are replays", static_cast<int>(replays * 100 + 0.5));
+    // The kernel's global accesses take longer than the replays the fix removes (bank_layout.cpp:
+    // a DRAM sector is about 2.5 wavefronts' time on an H100) and overlap them: the time saved is
+    // at most the replays' share of that.
+    if (layout.smallGain && layout.globalSectors > 0) {
+      const double saved = static_cast<double>(layout.before - layout.after);
+      const double global = static_cast<double>(layout.globalSectors) * 2.5;
+      d.impact *= std::min(1.0, saved / global);
+      d.impactText += fmt::format("; the kernel's global accesses (about {:.0f} wavefronts' time per block) outweigh the "
+                                  "{:.0f} replays the fix saves", global, saved);
+    }
     // A conflict of fewer than `warn-ways` ways (default 3: a 2-way conflict, one replay per request)
     // is a note: judged on real code, never worth a change on its own (docs/rules/bank-conflict.md).
     if (c.ways < warnWays && d.severity != Severity::Note) {
