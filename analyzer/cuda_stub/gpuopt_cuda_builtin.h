@@ -190,6 +190,8 @@ __device__ int __syncthreads_count(int);
 __device__ int __syncthreads_and(int);
 __device__ int __syncthreads_or(int);
 __device__ void __syncwarp(unsigned mask = 0xffffffffu);
+__device__ void __trap();
+__device__ void __brkpt();
 __device__ void __threadfence(void);
 __device__ void __threadfence_block(void);
 __device__ void __barrier_sync(unsigned id);

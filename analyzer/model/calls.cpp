@@ -137,6 +137,17 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     barrier(ce, false, "__syncwarp()");
     return unknown();
   }
+  // A trap ends the threads that reach it, and the kernel with them: nothing after it runs for
+  // them (a guard `if (C % 256 != 0) __trap();` leaves only the threads of launches that pass it).
+  // Under a guard no thread passes, walked with every thread as a guess, only the guessed path ends.
+  if (name == "__trap" || name == "__builtin_trap" || name == "abort" || name == "__assertfail") {
+    args();
+    if (approxMasks_ == 0)
+      for (unsigned t = 0; t < N_; ++t)
+        if (active_[t]) alive_[t] = 0;
+    std::fill(active_.begin(), active_.end(), 0);
+    return unknown();
+  }
   if (qname.find("cooperative_groups") != std::string::npos) {
     // Static group methods (CUDA 13's thread_block_tile<N>::thread_rank() is static).
     if (auto* md = llvm::dyn_cast<clang::CXXMethodDecl>(fd)) {
