@@ -221,6 +221,29 @@ void setHostLoopImpact(clang::ASTContext& ctx, const clang::Stmt* loop, const cl
     d.impactText = fmt::format("runs {} time{} in all: set-up scale", runs, runs == 1 ? "" : "s");
     return;
   }
+  const auto events = host::iterationEvents(ctx, loop);
+  const host::HostEvent* self = nullptr;
+  for (const auto& e : events)
+    if (e.call == own) self = &e;
+  // Once per step of an outer loop whose iteration launches kernels in a loop of its own (a size
+  // sweep around a timing loop): that inner loop is the hot part, the finding is its set-up.
+  if (self && !self->nestedLoop)
+    for (const auto& e : events)
+      if ((e.kind == host::HostEvent::Launch || e.kind == host::HostEvent::Library) && e.nestedLoop) {
+        auto n = host::tripCount(ctx, e.nestedLoop);
+        if (n && *n < 10) continue;
+        d.impact = 0.05;
+        d.impactText = fmt::format("once per step of this loop, whose inner loop at line {} launches the device work{}",
+                                   ctx.getSourceManager().getExpansionLineNumber(e.nestedLoop->getBeginLoc()),
+                                   n ? fmt::format(" ({} times a step)", *n) : std::string());
+        return;
+      }
+  // Only under a condition inside the loop (a phase switch, periodic output): not every iteration.
+  if (self && self->conditional) {
+    d.impact = 0.08;
+    d.impactText = "only under a condition inside the loop: not every iteration";
+    return;
+  }
   if (s.savedUs <= 0) {
     setHostImpact(true, d);
     return;
@@ -229,7 +252,7 @@ void setHostLoopImpact(clang::ASTContext& ctx, const clang::Stmt* loop, const cl
   double restUs = s.ownRestUs;
   double copied = 0;
   unsigned allocs = 0, unknownCopies = 0;
-  for (const auto& e : host::iterationEvents(ctx, loop)) {
+  for (const auto& e : events) {
     if (e.call == own) continue;
     double times = 1;
     if (e.nestedLoop)
