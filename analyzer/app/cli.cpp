@@ -48,7 +48,7 @@ Input and compiler:
                           KERNEL=, for that kernel only); a launch in the code always wins. Without it
                           such kernels are judged under a few plausible shapes (see docs/architecture.md)
   --max-file-size BYTES   refuse larger inputs (default 8 MiB)
-  --max-instantiations N  analyse at most N instantiations of one kernel template per file (default 8;
+  --max-instantiations N  analyse at most N instantiations of one kernel template per file (default 4;
                           0: all), chosen to cover every value of each template argument and every
                           launch shape; the others are named in a note
 

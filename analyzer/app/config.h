@@ -10,7 +10,7 @@
 //   fail-on: warning                      # lowest severity that makes the exit status 1
 //   block-dim: [16, 16]                   # block shape where no launch in the code gives one
 //   block-dim: {softmax: [32, 8], "*": [256]}  # per kernel ("*": every other kernel)
-//   max-instantiations: 8                 # instantiations of one kernel template analysed per file (0: all)
+//   max-instantiations: 4                 # instantiations of one kernel template analysed per file (0: all)
 //   gpu-arch: sm_90
 //   compiler-args: ["-DTILE=32"]
 //   exclude: ["third_party/*"]            # globs on paths relative to the config's folder

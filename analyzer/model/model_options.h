@@ -32,7 +32,7 @@ struct ModelOptions {
   // every value of each template argument and every launch shape; the others are named in a note
   // (analyzer/engine/instantiation_cap.h). 0: every instantiation (--max-instantiations,
   // `max-instantiations:`).
-  unsigned maxInstantiations = 8;
+  unsigned maxInstantiations = 4;
   // Per-rule options, "rule-id.key" -> value (e.g. "bank-conflict.min-ways" -> 2).
   std::map<std::string, double> ruleOptions;
 
