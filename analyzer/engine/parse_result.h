@@ -39,6 +39,10 @@ struct RawError {
   // "no matching constructor for initialization of": in the functional notation `T(args)`, nvcc
   // (and GCC) check it only when the template is instantiated.
   bool noViableInit = false;
+  // "no member named 'x' in 'C<T>'" inside a template's pattern: a member the current instantiation
+  // lacks (CUTLASS 2.x matrix.h calls `m.set_slice3x3` that no Matrix has). Clang looks it up at the
+  // definition; nvcc (EDG) and GCC only when the member function is instantiated.
+  bool noMember = false;
   bool fromInstantiation = false;  // Clang followed it with an "in instantiation of" note
   // A header that is not found as written, which Clang includes anyway (found with quotes, or
   // under a near name): nvcc stops there, so the errors inside it are not nvcc's.
@@ -54,7 +58,7 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     clang::DiagnosticConsumer::HandleDiagnostic(level, info);
     llvm::SmallString<256> msg;
     if (level == clang::DiagnosticsEngine::Note && !errors.empty() &&
-        (errors.back().asmString || errors.back().noViableInit)) {
+        (errors.back().asmString || errors.back().noViableInit || errors.back().noMember)) {
       info.FormatDiagnostic(msg);
       if (llvm::StringRef(msg).starts_with("in instantiation of")) errors.back().fromInstantiation = true;
       return;
@@ -65,6 +69,7 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     e.message = std::string(msg);
     e.asmString = asmStringError(info.getID());
     e.noViableInit = info.getID() == clang::diag::err_ovl_no_viable_function_in_init;
+    e.noMember = info.getID() == clang::diag::err_no_member;
     e.includedAnyway = info.getID() == clang::diag::err_pp_file_not_found_angled_include_not_fatal ||
                        info.getID() == clang::diag::err_pp_file_not_found_typo_not_fatal;
     if (info.hasSourceManager() && info.getLocation().isValid()) {

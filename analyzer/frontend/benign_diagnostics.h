@@ -7,8 +7,80 @@
 #include <clang/Basic/DiagnosticAST.h>
 #include <clang/Basic/DiagnosticSema.h>
 #include <llvm/ADT/SmallString.h>
+#include <llvm/ADT/StringRef.h>
+
+#include <string>
+#include <vector>
 
 namespace gpuopt {
+
+namespace detail {
+// The comma-separated items of the balanced <...> that starts at text[at] ('<'), trimmed; empty
+// when it does not close.
+inline std::vector<std::string> angleItems(llvm::StringRef text, size_t at, size_t* end = nullptr) {
+  std::vector<std::string> items;
+  int depth = 0;
+  std::string cur;
+  for (size_t i = at; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '<' || c == '(' || c == '[') {
+      if (depth++ > 0) cur += c;
+    } else if (c == '>' || c == ')' || c == ']') {
+      if (--depth == 0) {
+        items.push_back(llvm::StringRef(cur).trim().str());
+        if (end) *end = i;
+        return items;
+      }
+      cur += c;
+    } else if (c == ',' && depth == 1) {
+      items.push_back(llvm::StringRef(cur).trim().str());
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  return {};
+}
+}  // namespace detail
+
+// `template <typename T> template <typename E> void C<T>::f<E>(...)`, `template <typename T> void
+// g<T>(T*)`: a definition that names its own template parameters, in order, as explicit arguments.
+// Clang calls it a function template partial specialization; nvcc (EDG) takes it as the template's
+// definition (FasterTransformer's moe_gemm_kernels_template.h, checked with nvcc 13 -c). A real
+// partial specialization (`g<T*>`) stays an error.
+inline bool namesItsOwnParameters(const clang::Diagnostic& d) {
+  if (d.getID() != clang::diag::err_function_template_partial_spec || !d.hasSourceManager()) return false;
+  auto& sm = d.getSourceManager();
+  clang::SourceLocation loc = sm.getExpansionLoc(d.getLocation());
+  if (loc.isInvalid()) return false;
+  bool invalid = false;
+  llvm::StringRef buf = sm.getBufferData(sm.getFileID(loc), &invalid);
+  if (invalid) return false;
+  size_t at = sm.getFileOffset(loc);
+  size_t lt = buf.find('<', at);
+  if (lt == llvm::StringRef::npos || lt - at > 256) return false;
+  std::vector<std::string> args = detail::angleItems(buf, lt);
+  // The nearest template parameter list written before the name: the function's own.
+  size_t kw = buf.substr(0, at).rfind("template");
+  while (kw != llvm::StringRef::npos) {
+    size_t open = buf.find_first_not_of(" \t\r\n", kw + 8);
+    if (open != llvm::StringRef::npos && buf[open] == '<') {
+      size_t close = 0;
+      std::vector<std::string> params = detail::angleItems(buf, open, &close);
+      if (close == 0 || close > at || params.size() != args.size() || args.empty()) return false;
+      for (size_t i = 0; i < params.size(); ++i) {
+        llvm::StringRef p = llvm::StringRef(params[i]).split('=').first.trim();
+        size_t nameStart = p.find_last_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+        llvm::StringRef name = nameStart == llvm::StringRef::npos ? p : p.substr(nameStart + 1);
+        bool pack = p.contains("...");
+        if (name.empty() || args[i] != (pack ? name.str() + "..." : name.str())) return false;
+      }
+      return true;
+    }
+    kw = kw == 0 ? llvm::StringRef::npos : buf.substr(0, kw).rfind("template");
+  }
+  return false;
+}
 
 inline bool clangWrapperOnlyError(const clang::Diagnostic& d) {
   // CCCL's assert.h, with NDEBUG defined and nvcc as the CUDA compiler (gpuopt_nvcc_compat.h
@@ -25,6 +97,7 @@ inline bool clangWrapperOnlyError(const clang::Diagnostic& d) {
   // GCC, nvcc's host compiler, accepts it as an extension; Clang does not (cuda-samples
   // cudaNvSciBufMultiplanar). A VLA in device code is still rejected (err_cuda_vla, its own error).
   if (d.getID() == clang::diag::err_variable_object_no_init) return true;
+  if (namesItsOwnParameters(d)) return true;
   return false;
 }
 

@@ -129,7 +129,10 @@ ParseCommand buildParseCommand(const std::string& file, const FrontendOptions& o
   a = {"clang++", "-fsyntax-only", "-x", "cuda", "-resource-dir", resourceDir,
        "--cuda-gpu-arch=" + o.gpuArch, "-Wno-unknown-cuda-version", "-w", "-ferror-limit=0", "-fno-caret-diagnostics",
        // nvcc accepts `register` in C++17 (GCC and EDG warn); Clang's warning is an error by default.
-       "-Wno-register"};
+       "-Wno-register",
+       // `X::template f(args)` without a template argument list: nvcc (EDG) and GCC accept it
+       // (CUB 2.x's thread_store.cuh); Clang 19+ makes it an error by default.
+       "-Wno-missing-template-arg-list-after-template-kw"};
   bool hasStd = std::any_of(dbArgs.begin(), dbArgs.end(), [](const std::string& s) { return s.rfind("-std=", 0) == 0; }) ||
                 std::any_of(o.extraArgs.begin(), o.extraArgs.end(), [](const std::string& s) { return s.rfind("-std=", 0) == 0; });
   if (!hasStd) a.push_back("-std=c++17");
@@ -139,8 +142,13 @@ ParseCommand buildParseCommand(const std::string& file, const FrontendOptions& o
     a.push_back("--cuda-device-only");
     a.push_back("-fgpu-rdc");  // device-side kernel launches (dynamic parallelism) parse
     a.push_back("--cuda-path=" + cudaPath);
-    // CUDA 13 moved the C++ core libraries (cuda/std, cub, thrust) under include/cccl.
-    if (fs::exists(fs::path(cudaPath) / "include" / "cccl")) a.push_back("-I" + cudaPath + "/include/cccl");
+    // CUDA 13 moved the C++ core libraries (cuda/std, cub, thrust) under include/cccl. nvcc.profile
+    // gives it as SYSTEM_INCLUDES (`-isystem`), searched after every -I of the command: a project
+    // that brings its own CUB or Thrust (-I third_party/cub) gets its own, as with nvcc.
+    if (fs::exists(fs::path(cudaPath) / "include" / "cccl")) {
+      a.push_back("-isystem");
+      a.push_back(cudaPath + "/include/cccl");
+    }
     // Host min/max overloads nvcc has and Clang lacks (analyzer/cuda_stub/gpuopt_nvcc_compat.h).
     a.push_back("-include");
     a.push_back(std::string(kBundledIncludeDir) + "/gpuopt_nvcc_compat.h");
