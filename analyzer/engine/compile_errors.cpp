@@ -47,6 +47,19 @@ std::string compileErrorHint(const std::string& msg) {
     return " (this field was removed from cudaDeviceProp in CUDA 12/13; read it with "
            "cudaDeviceGetAttribute(&value, cudaDevAttr..., device))";
   }
+  // CCCL 3 (CUDA 13) removed CUB's functors; their libcu++ replacements.
+  if (msg.find("in namespace 'cub'") != std::string::npos &&
+      (msg.rfind("no member named ", 0) == 0 || msg.rfind("no type named ", 0) == 0 ||
+       msg.rfind("no template named ", 0) == 0)) {
+    static const std::map<std::string, std::string> functors = {
+        {"Sum", "cuda::std::plus<>"},         {"Difference", "cuda::std::minus<>"},
+        {"Division", "cuda::std::divides<>"}, {"Max", "cuda::maximum<> (<cuda/functional>)"},
+        {"Min", "cuda::minimum<> (<cuda/functional>)"}, {"Equality", "cuda::std::equal_to<>"},
+        {"Inequality", "cuda::std::not_equal_to<>"}};
+    auto it = functors.find(firstQuoted(msg));
+    if (it != functors.end())
+      return fmt::format(" (CUDA 13's CCCL removed cub::{}, and nvcc 13 rejects it too: use {})", it->first, it->second);
+  }
   std::string callee = msg.rfind("no matching function for call to ", 0) == 0 ? firstQuoted(msg) : std::string();
   if (callee == "cudaMemAdvise")
     return " (CUDA 13 changed cudaMemAdvise to take a cudaMemLocation instead of a device number, and nvcc 13 "

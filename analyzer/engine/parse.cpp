@@ -170,6 +170,9 @@ class LintActionFactory : public clang::tooling::FrontendActionFactory {
       auto& pp = inv->getPreprocessorOpts();
       pp.Includes.clear();
       pp.ImplicitPCHInclude = pre_->pchPath;
+      // A project header whose time changed but whose bytes did not (the manifest's content
+      // stamps already said so) is checked by content, not refused.
+      inv->getHeaderSearchOpts().ValidateASTInputFilesContent = true;
     }
     return clang::tooling::FrontendActionFactory::runInvocation(std::move(inv), files, std::move(ops), dc);
   }

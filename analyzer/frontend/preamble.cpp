@@ -159,6 +159,9 @@ class PCHFactory : public clang::tooling::FrontendActionFactory {
     fo.Inputs = {clang::FrontendInputFile(header_, kind.getHeader())};
     fo.OutputFile = out_;
     fo.ProgramAction = clang::frontend::GeneratePCH;
+    // Each input's content hash goes into the PCH, so that a header saved without a change (an
+    // editor's save, a checkout that touches files) still matches it on load (parse.cpp).
+    inv->getHeaderSearchOpts().ValidateASTInputFilesContent = true;
     return clang::tooling::FrontendActionFactory::runInvocation(std::move(inv), files, std::move(ops), dc);
   }
   std::unique_ptr<clang::FrontendAction> create() override {
@@ -227,6 +230,7 @@ std::optional<Manifest> readManifest(const std::string& path) {
       s.path = d.at(0).get<std::string>();
       s.size = d.at(1).get<uint64_t>();
       s.mtimeNs = d.at(2).get<int64_t>();
+      if (d.size() > 3) s.hash = d.at(3).get<std::string>();
       m.deps.push_back(std::move(s));
     }
     m.pchHash = j.value("pch", "");
@@ -405,7 +409,8 @@ std::optional<Preamble> buildPreamble(const std::string& cacheDir, const std::ve
   j["reason"] = m.reason;
   j["includes"] = includes;
   j["deps"] = json::array();
-  for (const auto& d : m.deps) j["deps"].push_back({d.path, d.size, d.mtimeNs});
+  for (const auto& d : m.deps)
+    j["deps"].push_back(d.hash.empty() ? json{d.path, d.size, d.mtimeNs} : json{d.path, d.size, d.mtimeNs, d.hash});
   bool stored = true;
   if (m.usable) {
     auto stamp = stampFile(tmp, true);

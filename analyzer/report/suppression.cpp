@@ -94,8 +94,13 @@ bool ownPseudoRule(std::string_view id) {
 
 }  // namespace
 
+// cpplint's categories (`// NOLINT(runtime/arrays)`, `// NOLINT(build/include_what_you_use)`) and
+// a project's own names in that form (caffe's `caffe/alt_fn`): CATEGORY/NAME, never a gpuopt-lint
+// rule id, which is one kebab-case word.
+bool cpplintCategory(std::string_view id) { return id.find('/') != std::string_view::npos; }
+
 std::optional<std::string> unknownNolintRule(std::string_view glob) {
-  if (ownPseudoRule(glob) || clangTidyCheck(glob)) return std::nullopt;
+  if (ownPseudoRule(glob) || clangTidyCheck(glob) || cpplintCategory(glob)) return std::nullopt;
   for (const auto& r : allRuleInfos())
     if (globMatch(glob, r.id)) return std::nullopt;
   std::string best;

@@ -4,7 +4,8 @@
 //   // NOLINTNEXTLINE(...)         the next line
 //   // NOLINTBEGIN(...) ... // NOLINTEND(...)   a region
 // An unpaired NOLINTBEGIN / NOLINTEND is itself reported (rule id `nolint-unpaired`), and so is a
-// name that is neither a gpuopt-lint rule nor one of clang-tidy's checks (`nolint-unknown-rule`,
+// name that is neither a gpuopt-lint rule nor one of clang-tidy's checks nor a cpplint category
+// (`runtime/arrays`) (`nolint-unknown-rule`,
 // with the nearest rule id): a warning, not an error, because the comment suppresses nothing and
 // hides nothing, and the same comments may name checks of other tools.
 #pragma once

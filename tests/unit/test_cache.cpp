@@ -1,6 +1,7 @@
 // The caches (issue 10): the precompiled CUDA header preamble changes no finding, the result
 // cache serves unchanged files and notices every change of the file and of what it includes, and
 // a damaged cache is rebuilt, never trusted. Each test makes its own --cache-dir.
+#include <chrono>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -426,8 +427,20 @@ TEST(Cache, ProjectHeadersAtTheTopOfAUnitAreInItsPreamble) {
   RunResult shared = runLint("--verbose --no-config --cuda-path /usr/local/cuda --cache-dir '" + cache + "' '" + dir + "more.cu'");
   EXPECT_NE(shared.err.find("more.cu: parsed with the preamble"), std::string::npos) << shared.err;
   EXPECT_EQ(shared.err.find(": built in"), std::string::npos) << shared.err;
-  // Editing the guarded header makes the preamble stale: rebuilt, and the findings follow the edit.
+  // Saving the guarded header without a change (a new modification time, the same bytes) keeps the
+  // preamble: it is checked by content, by the manifest and by Clang on load.
   std::string local = "--verbose --no-config --cuda-path /usr/local/cuda --format json --cache-dir '" + cache + "' '" + dir + "tiles.cu'";
+  {
+    auto t = fs::last_write_time(dir + "guarded.h");
+    fs::last_write_time(dir + "guarded.h", t + std::chrono::seconds(5));
+    fs::remove_all(fs::path(cache) / "v1" / "results");
+    RunResult touched = runLint(local);
+    EXPECT_EQ(touched.err.find(": built in"), std::string::npos) << touched.err;
+    EXPECT_TRUE(std::regex_search(touched.err, m, std::regex(R"(tiles\.cu: parsed with the preamble \S+ \(2 leading includes\))")))
+        << touched.err;
+    EXPECT_NE(touched.out.find("32-way bank conflict"), std::string::npos) << touched.out;
+  }
+  // Editing the guarded header makes the preamble stale: rebuilt, and the findings follow the edit.
   EXPECT_NE(warm.out.find("32-way bank conflict"), std::string::npos) << warm.out;
   std::string g = readFile(dir + "guarded.h");
   writeFile(dir + "guarded.h", std::regex_replace(g, std::regex("kTile = 32"), "kTile = 33"));

@@ -26,6 +26,10 @@ TEST(CompileErrors, Cuda13ChangesNameTheirReplacement) {
   EXPECT_NE(compileErrorHint("no matching function for call to 'cudaMemAdvise'").find("cudaMemLocation"), std::string::npos);
   EXPECT_NE(compileErrorHint("no matching function for call to 'cudaMemPrefetchAsync'").find("cudaMemLocation"),
             std::string::npos);
+  EXPECT_NE(compileErrorHint("no member named 'Max' in namespace 'cub'; did you mean 'max'?").find("cuda::maximum<>"),
+            std::string::npos);
+  EXPECT_NE(compileErrorHint("no type named 'Sum' in namespace 'cub'").find("cuda::std::plus<>"), std::string::npos);
+  EXPECT_EQ(compileErrorHint("no member named 'BlockMagic' in namespace 'cub'"), "");
   EXPECT_EQ(compileErrorHint("no matching function for call to 'myFunction'"), "");
   EXPECT_EQ(compileErrorHint("use of undeclared identifier 'x'"), "");
 }

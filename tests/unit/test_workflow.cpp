@@ -290,6 +290,7 @@ TEST(Config, UnknownRuleIdsInNolintAreWarned) {
             "__global__ void k(float* o, const float* a) {\n"
             "  o[threadIdx.x] = a[32 * threadIdx.x];  // NOLINT(uncoalesced-acess)\n"
             "  o[threadIdx.x + 1] = a[2];  // NOLINT(bugprone-narrowing, readability-magic-numbers)\n"
+            "  o[threadIdx.x + 2] = a[3];  // NOLINT(runtime/arrays, build/include_what_you_use)\n"
             "}\n");
   auto r = runLint("--format json k.cu", d);
   auto j = json::parse(r.out);
@@ -302,12 +303,12 @@ TEST(Config, UnknownRuleIdsInNolintAreWarned) {
       EXPECT_EQ(f["severity"], "warning");
       EXPECT_NE(m.find("did you mean 'uncoalesced-access'"), std::string::npos) << m;
     }
-    if (f["ruleId"] == "nolint-unknown-rule" && f["location"]["line"] == 3) tidyWarned = true;
+    if (f["ruleId"] == "nolint-unknown-rule" && f["location"]["line"] >= 3) tidyWarned = true;
     if (f["ruleId"] == "uncoalesced-access" && f["location"]["line"] == 2) stillReported = true;
   }
   EXPECT_TRUE(warned) << r.out;
   EXPECT_TRUE(stillReported) << "a misspelled id suppresses nothing: " << r.out;
-  EXPECT_FALSE(tidyWarned) << "clang-tidy's checks share the NOLINT syntax: " << r.out;
+  EXPECT_FALSE(tidyWarned) << "clang-tidy's checks and cpplint's categories share the NOLINT syntax: " << r.out;
 }
 
 TEST(Config, ASubfolderConfigurationInheritsOnlyWithExtend) {
