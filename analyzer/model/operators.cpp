@@ -247,6 +247,19 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
     // block made (a minimum reduced in shared memory: ties are likely, HeCBench tsp).
     auto input = [&](const Value& v) { return uniformish(v) && !v.data && !v.blockMade; };
     if ((input(a) && distinctKeys(b)) || (input(b) && distinctKeys(a))) selections_.insert(bo);
+    // `threadIdx.x == s_owner`: a thread index (known, a different value in every active thread)
+    // compared with one value of the block that is not known, whatever made it (a minimum reduced
+    // in shared memory too: ties between keys do not matter when the keys are the threads' own
+    // indices): at most one thread takes it (lightseq's top-p sampling picks its thread so).
+    auto distinctIndex = [&](const Value& v) {
+      if (!v.known || v.data || v.v.size() != N_) return false;
+      std::set<int64_t> seen;
+      for (unsigned t = 0; t < N_; ++t)
+        if (active_[t] && !seen.insert(v.v[t]).second) return false;
+      return seen.size() > 1;
+    };
+    auto oneUnknown = [&](const Value& v) { return !v.known && v.same; };
+    if ((oneUnknown(a) && distinctIndex(b)) || (oneUnknown(b) && distinctIndex(a))) selections_.insert(bo);
   }
   return arith(op, a, b, bo->getType(), bo->getLHS(), bo->getRHS());
 }
