@@ -24,8 +24,8 @@ void storeAnalysis(const std::string& file, const std::string& key, const FileAn
   };
   for (const auto& [f, system] : filesRead) add(stampFile(f, !system));
   stamps.insert(stamps.end(), deps.preambleDeps.begin(), deps.preambleDeps.end());
-  // The includer search: the source files its folders hold, the files it read by size and
-  // time, the includers' command sources by content. After errors, the names in the folders
+  // The includer search: the source files its folders hold, the files it read and the
+  // includers' command sources by content. After errors, the names in the folders
   // includes are searched in (a missing header that appears).
   std::set<std::string> searchedIn;
   if (deps.anyErrors) {
@@ -48,7 +48,9 @@ void storeAnalysis(const std::string& file, const std::string& key, const FileAn
   }
   for (const auto& d : searchedIn) add(stampFolder(d, false));
   for (const auto& d : std::set<std::string>(deps.scan.folders.begin(), deps.scan.folders.end())) add(stampFolder(d, true));
-  for (const auto& f : std::set<std::string>(deps.scan.files.begin(), deps.scan.files.end())) add(stampFile(f, false));
+  // The files scanned for includers, by content as the headers read are: a save or checkout
+  // that leaves them as they were keeps the result.
+  for (const auto& f : std::set<std::string>(deps.scan.files.begin(), deps.scan.files.end())) add(stampFile(f, true));
   for (const auto& f : std::set<std::string>(deps.commandFiles.begin(), deps.commandFiles.end())) add(stampFile(f, true));
   // The response files the database entries named (CMake's includes_CUDA.rsp), by content.
   for (const auto& f : std::set<std::string>(deps.responseFiles.begin(), deps.responseFiles.end())) add(stampFile(f, true));

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -175,6 +176,26 @@ static std::optional<std::string> hashFile(const std::string& path) {
   return h.hex();
 }
 
+namespace {
+// A file's content hash, once per process for each (path, size, time): a run stamps and checks the
+// same project files for many units (every unit of a folder depends on the folder's headers and on
+// the files scanned for its includers).
+std::optional<std::string> contentHash(const std::string& path, uint64_t size, int64_t mtime) {
+  static std::mutex guard;
+  static std::map<std::string, std::string> seen;
+  std::string id = fmt::format("{}\n{}\n{}", path, size, mtime);
+  {
+    std::lock_guard<std::mutex> g(guard);
+    if (auto it = seen.find(id); it != seen.end()) return it->second;
+  }
+  auto hash = hashFile(path);
+  if (!hash) return std::nullopt;
+  std::lock_guard<std::mutex> g(guard);
+  seen[id] = *hash;
+  return hash;
+}
+}  // namespace
+
 std::optional<FileStamp> stampFile(const std::string& path, bool withHash) {
   std::error_code ec;
   FileStamp s;
@@ -184,7 +205,7 @@ std::optional<FileStamp> stampFile(const std::string& path, bool withHash) {
   s.mtimeNs = fs::last_write_time(path, ec).time_since_epoch().count();
   if (ec) return std::nullopt;
   if (withHash) {
-    auto hash = hashFile(path);
+    auto hash = contentHash(path, s.size, s.mtimeNs);
     if (!hash) return std::nullopt;
     s.hash = std::move(*hash);
   }
@@ -227,11 +248,11 @@ bool stampStillValid(const FileStamp& s) {
     }
   uint64_t size = fs::file_size(s.path, ec);
   if (ec || size != s.size) return false;
-  if (s.hash.empty()) {
-    auto t = fs::last_write_time(s.path, ec);
-    return !ec && t.time_since_epoch().count() == s.mtimeNs;
-  }
-  auto hash = hashFile(s.path);
+  auto t = fs::last_write_time(s.path, ec);
+  if (ec) return false;
+  const int64_t mtime = t.time_since_epoch().count();
+  if (s.hash.empty()) return mtime == s.mtimeNs;
+  auto hash = contentHash(s.path, size, mtime);
   return hash && *hash == s.hash;
 }
 

@@ -341,6 +341,12 @@ TEST(Cache, AResultThroughAnIncluderIsStoredAndFollowsTheIncluder) {
   // A new file that includes it: the folder changed, analysed again.
   RunResult stable = runLint(args);
   EXPECT_NE(stable.err.find("from the result cache"), std::string::npos) << stable.err;
+  // The folder's files saved without a change (a new time, the same bytes): still from the cache.
+  for (const char* f : {"/main.cu", "/kern.cu"})
+    fs::last_write_time(dir + f, fs::last_write_time(dir + f) + std::chrono::seconds(5));
+  RunResult touched = runLint(args);
+  EXPECT_NE(touched.err.find("from the result cache"), std::string::npos) << touched.err;
+  EXPECT_EQ(touched.out, changed.out);
   writeFile(dir + "/other.cu", "#include \"kern.cu\"\n");
   RunResult added = runLint(args);
   EXPECT_EQ(added.err.find("from the result cache"), std::string::npos) << added.err;
