@@ -233,6 +233,24 @@ struct RemovedApiFinder : clang::RecursiveASTVisitor<RemovedApiFinder> {
                        name, llvm::sys::path::filename(file).str());
   }
 
+  // printf declared only by Clang's CUDA runtime wrapper (for device code): nvcc's host pass, which
+  // reads every __device__ body too, has no printf without <stdio.h> or <cstdio> ("identifier
+  // "printf" is undefined", nvcc 13 -c).
+  std::string wrapperOnlyPrintf(const clang::NamedDecl* d) const {
+    const auto* fd = llvm::dyn_cast_or_null<clang::FunctionDecl>(d);
+    if (!fd || !fd->getDeclName().isIdentifier() || fd->getName() != "printf") return {};
+    // Every printf the file can see (the host one <cstdio> declares is an overload, not a
+    // redeclaration, of the __device__ one) comes from those headers.
+    auto lookup = ctx.getTranslationUnitDecl()->lookup(fd->getDeclName());
+    for (const clang::NamedDecl* r : lookup) {
+      std::string f = fileOf(r);
+      if (llvm::sys::path::filename(f) != "__clang_cuda_runtime_wrapper.h" && f.rfind(bundledDir, 0) != 0) return {};
+    }
+    return "'printf' is declared by Clang's CUDA headers in every file, but nvcc only with <cstdio> (its host "
+           "pass reads device code too): nvcc 13 rejects this use (identifier \"printf\" is undefined); "
+           "#include <cstdio>";
+  }
+
   std::string fileOf(const clang::Decl* d) const {
     auto& sm = ctx.getSourceManager();
     auto loc = sm.getExpansionLoc(d->getLocation());
@@ -273,7 +291,9 @@ struct RemovedApiFinder : clang::RecursiveASTVisitor<RemovedApiFinder> {
   bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
     const clang::NamedDecl* d = primary(e->getDecl());
     std::string why = removed(d);
-    report(e->getLocation(), why.empty() ? missingForNvcc(d) : why);
+    if (why.empty()) why = missingForNvcc(d);
+    if (why.empty()) why = wrapperOnlyPrintf(d);
+    report(e->getLocation(), why);
     return true;
   }
   // A call with dependent arguments in a template is looked up when the template is instantiated
