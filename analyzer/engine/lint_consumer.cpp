@@ -53,6 +53,19 @@ void dumpModel(const KernelModel& m, RuleContext& rc) {
 // Statements and declarations Clang could not make sense of (RecoveryExpr, invalid declarations).
 struct InvalidFinder : clang::RecursiveASTVisitor<InvalidFinder> {
   bool found = false;
+  const clang::SourceManager* sm = nullptr;
+  const std::vector<clang::SourceLocation>* tolerated = nullptr;
+  bool TraverseStmt(clang::Stmt* s, DataRecursionQueue* q = nullptr) {
+    // An expression around an error nvcc does not have (ErrorCollector::tolerated): skipped whole.
+    if (auto* e = llvm::dyn_cast_or_null<clang::Expr>(s); e && e->containsErrors() && sm && tolerated)
+      for (clang::SourceLocation t : *tolerated) {
+        auto b = sm->getExpansionLoc(e->getBeginLoc()), en = sm->getExpansionLoc(e->getEndLoc());
+        if (b.isValid() && en.isValid() && sm->getFileID(b) == sm->getFileID(t) && !sm->isBeforeInTranslationUnit(t, b) &&
+            !sm->isBeforeInTranslationUnit(en, t))
+          return true;
+      }
+    return clang::RecursiveASTVisitor<InvalidFinder>::TraverseStmt(s, q);
+  }
   bool VisitExpr(clang::Expr* e) {
     if (e->containsErrors()) { found = true; return false; }
     return true;
@@ -382,6 +395,8 @@ class LintConsumer : public clang::ASTConsumer {
       }
       if (!bad && fn->getBody()) {
         InvalidFinder inv;
+        inv.sm = &sm;
+        inv.tolerated = &errs_.tolerated;
         inv.TraverseStmt(fn->getBody());
         bad = inv.found;
       }

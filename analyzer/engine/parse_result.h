@@ -54,7 +54,11 @@ struct RawError {
 class ErrorCollector : public clang::DiagnosticConsumer {
  public:
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
-    if (level >= clang::DiagnosticsEngine::Error && clangWrapperOnlyError(info)) return;
+    if (level >= clang::DiagnosticsEngine::Error && clangWrapperOnlyError(info)) {
+      if (bracedHalfAssignment(info) && info.hasSourceManager() && info.getLocation().isValid())
+        tolerated.push_back(info.getSourceManager().getExpansionLoc(info.getLocation()));
+      return;
+    }
     clang::DiagnosticConsumer::HandleDiagnostic(level, info);
     llvm::SmallString<256> msg;
     if (level == clang::DiagnosticsEngine::Note && !errors.empty() &&
@@ -81,6 +85,9 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     errors.push_back(std::move(e));
   }
   std::vector<RawError> errors;
+  // Where an error nvcc does not have was dropped and Clang left a RecoveryExpr the kernel model
+  // can walk as an unknown value (bracedHalfAssignment): not a reason to skip the function.
+  std::vector<clang::SourceLocation> tolerated;
   size_t dropped = 0;  // errors taken out after the parse (LintConsumer::dropErrorsNvccDefers)
   // Every #include directive of the parse, guarded-away ones too: where it is (valid while the
   // SourceManager lives) and the real path of the file it names. An error in a header a linted file
