@@ -402,6 +402,12 @@ const char* const kNvccWarnsSharedInit =
     "the kernel declaring it could not be analysed; a type whose default constructor is empty (initialised by one "
     "thread after the declaration) compiles for both";
 
+const char* const kNvccAcceptsOwnParameters =
+    "a function template defined with its own template parameters written as arguments (`C<T>::f<E>(...)`): nvcc "
+    "takes it as the template's definition, Clang as a partial specialization, which C++ does not allow, so "
+    "gpuopt-lint cannot read this definition and what it calls or launches is not analysed; without the argument "
+    "list (`C<T>::f(...)`) it means the same and compiles with both";
+
 bool nvccOnlyWarnsAtSharedInit(clang::ASTContext& ctx, clang::SourceLocation loc) {
   struct Find : clang::RecursiveASTVisitor<Find> {
     clang::SourceManager& sm;

@@ -82,6 +82,9 @@ std::vector<RemovedApiUse> findRemovedApiUses(clang::ASTContext& ctx, const Lint
 // variable's uses by error nodes, so the kernel cannot be analysed: the finding says so at
 // warning severity (kNvccWarnsSharedInit), as nvcc's own warning, never as an error.
 extern const char* const kNvccWarnsSharedInit;
+// A function template defined out of line with its own parameters written as arguments
+// (`C<T>::f<E>(...)`): nvcc accepts it, Clang drops the definition (a note).
+extern const char* const kNvccAcceptsOwnParameters;
 bool nvccOnlyWarnsAtSharedInit(clang::ASTContext& ctx, clang::SourceLocation loc);
 
 // For each location (expansion locations of errors): whether it lies inside the body of a

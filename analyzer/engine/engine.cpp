@@ -79,7 +79,7 @@ bool reportParse(const std::string& file, ParsedFile& parsed, const ParseCommand
     for (const auto& e : best.errors) {
       Diagnostic d;
       d.ruleId = std::string(CompileErrorRule::kInfo.id);
-      d.severity = e.nvccWarning ? Severity::Warning : CompileErrorRule::kInfo.severity;
+      d.severity = e.nvccWarning ? Severity::Warning : e.nvccAccepts ? Severity::Note : CompileErrorRule::kInfo.severity;
       d.span = e.span;
       d.message = e.message;
       errs.push_back(std::move(d));

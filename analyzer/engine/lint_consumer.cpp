@@ -519,7 +519,7 @@ class LintConsumer : public clang::ASTConsumer {
       // nvcc's warning #20054-D (compile_errors.h): said as a warning, not counted as an error.
       const bool nvccWarning = e.message == "initialization is not supported for __shared__ variables" &&
                                e.loc.isValid() && nvccOnlyWarnsAtSharedInit(rc.ast(), e.loc);
-      if (nvccWarning) --out_.rawErrors;
+      if (nvccWarning || e.nvccAccepts) --out_.rawErrors;
       else out_.errorTexts.push_back(e.where + "error: " + e.message);
       if (e.loc.isInvalid()) continue;
       clang::SourceLocation at = e.loc;
@@ -546,11 +546,14 @@ class LintConsumer : public clang::ASTConsumer {
       if (!lines.insert({span.begin.file, span.begin.line}).second) continue;  // one per line
       CompileError ce;
       ce.span = span;
-      ce.message = origin + (nvccWarning ? std::string(kNvccWarnsSharedInit) : e.message + compileErrorHint(e.message));
+      ce.message = origin + (nvccWarning    ? std::string(kNvccWarnsSharedInit)
+                             : e.nvccAccepts ? std::string(kNvccAcceptsOwnParameters)
+                                             : e.message + compileErrorHint(e.message));
       ce.nvccWarning = nvccWarning;
+      ce.nvccAccepts = e.nvccAccepts;
       ce.inTarget = direct;
       ce.deviceCode = direct && device[ei];
-      if (direct && !nvccWarning) ++out_.errorsInTarget;
+      if (direct && !nvccWarning && !e.nvccAccepts) ++out_.errorsInTarget;
       out_.errors.push_back(std::move(ce));
       errorLocs_.push_back(direct ? e.loc : clang::SourceLocation());
     }

@@ -424,7 +424,7 @@ void keepDeviceCodeErrors(ParseResult& host, const ParseResult& device) {
     if (!e.deviceCode || e.removedApi || !lines.insert({e.span.begin.file, e.span.begin.line}).second) continue;
     host.errors.push_back(e);
     ++host.rawErrors;
-    if (e.inTarget && !e.nvccWarning) ++host.errorsInTarget;
+    if (e.inTarget && !e.nvccWarning && !e.nvccAccepts) ++host.errorsInTarget;
   }
 }
 

@@ -44,6 +44,8 @@ struct RawError {
   // definition; nvcc (EDG) and GCC only when the member function is instantiated.
   bool noMember = false;
   bool fromInstantiation = false;  // Clang followed it with an "in instantiation of" note
+  // nvcc accepts it and Clang cannot read the code (namesItsOwnParameters): a note, not an error.
+  bool nvccAccepts = false;
   // A header that is not found as written, which Clang includes anyway (found with quotes, or
   // under a near name): nvcc stops there, so the errors inside it are not nvcc's.
   bool includedAnyway = false;
@@ -74,6 +76,7 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     e.asmString = asmStringError(info.getID());
     e.noViableInit = info.getID() == clang::diag::err_ovl_no_viable_function_in_init;
     e.noMember = info.getID() == clang::diag::err_no_member;
+    e.nvccAccepts = namesItsOwnParameters(info);
     e.includedAnyway = info.getID() == clang::diag::err_pp_file_not_found_angled_include_not_fatal ||
                        info.getID() == clang::diag::err_pp_file_not_found_typo_not_fatal;
     if (info.hasSourceManager() && info.getLocation().isValid()) {
@@ -103,6 +106,7 @@ struct CompileError {
   bool removedApi = false;  // a use of an API nvcc 13 rejects (compile_errors.h), not a Clang error
   bool deviceCode = false;  // inside a function compiled for the GPU (inDeviceCode)
   bool nvccWarning = false; // nvcc only warns here (a finding of warning severity, not an error)
+  bool nvccAccepts = false; // nvcc accepts it, Clang cannot read it (a note: what it reaches is not analysed)
 };
 struct SkippedKernel {
   std::string name;
