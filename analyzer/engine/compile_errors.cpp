@@ -15,6 +15,21 @@
 namespace gpuopt {
 
 namespace {
+// The identifier `name` if the parse has it, without adding it: IdentifierTable::get is inline and
+// would allocate in Clang's identifier table from this binary's copy of the allocator code, whose
+// slab poisoning (under AddressSanitizer) the uninstrumented libclang does not undo (the sanitized
+// suite saw the PCH reader write identifier names into such a slab). Identifiers a precompiled
+// preamble holds are asked of the PCH reader (libclang's own code).
+const clang::IdentifierInfo* findIdentifier(clang::ASTContext& ctx, llvm::StringRef name) {
+  auto it = ctx.Idents.find(name);
+  if (it != ctx.Idents.end()) return it->second;
+  if (auto* external = ctx.Idents.getExternalIdentifierLookup()) return external->get(name);
+  return nullptr;
+}
+bool macroDefined(clang::ASTContext& ctx, llvm::StringRef name) {
+  const clang::IdentifierInfo* id = findIdentifier(ctx, name);
+  return id && id->hasMacroDefinition();
+}
 // CUDA 13 removed these cudaDeviceProp fields; the attribute that gives the same value.
 const std::map<std::string, std::string>& removedDevicePropFields() {
   static const std::map<std::string, std::string> m = {
@@ -195,7 +210,7 @@ bool isForcedMtgp32Header(llvm::StringRef path) {
 // forced headers outside the wrapper's own inclusion of them).
 bool mtgp32IncludedForNvcc(clang::ASTContext& ctx, const std::vector<std::pair<clang::SourceLocation, std::string>>& includes) {
   for (const char* guard : {"CURAND_KERNEL_H_", "CURAND_MTGP32_HOST_H"})
-    if (ctx.Idents.get(guard).hasMacroDefinition()) return true;
+    if (macroDefined(ctx, guard)) return true;
   auto& sm = ctx.getSourceManager();
   for (const auto& [hash, path] : includes) {
     if (!isForcedMtgp32Header(path)) continue;
@@ -392,7 +407,7 @@ std::vector<RemovedApiUse> findRemovedApiUses(clang::ASTContext& ctx, const Lint
   RemovedApiFinder f(ctx, files, bundledDir);
   f.mtgp32Missing = !mtgp32IncludedForNvcc(ctx, includes);
   f.TraverseAST(ctx);
-  if (!ctx.Idents.get("__CUDACC_RDC__").hasMacroDefinition()) UndefinedDeviceCalls(f).run(ctx);
+  if (!macroDefined(ctx, "__CUDACC_RDC__")) UndefinedDeviceCalls(f).run(ctx);
   return std::move(f.uses);
 }
 
