@@ -75,6 +75,17 @@ std::string compileErrorHint(const std::string& msg) {
     if (it != functors.end())
       return fmt::format(" (CUDA 13's CCCL removed cub::{}, and nvcc 13 rejects it too: use {})", it->first, it->second);
   }
+  if (msg.find("in namespace 'thrust'") != std::string::npos &&
+      (msg.rfind("no member named ", 0) == 0 || msg.rfind("no type named ", 0) == 0 ||
+       msg.rfind("no template named ", 0) == 0)) {
+    static const std::map<std::string, std::string> removed = {
+        {"identity", "cuda::std::identity (<cuda/std/functional>; not a template)"},
+        {"unary_function", "nothing: a functor needs no base class"},
+        {"binary_function", "nothing: a functor needs no base class"}};
+    auto it = removed.find(firstQuoted(msg));
+    if (it != removed.end())
+      return fmt::format(" (CUDA 13's CCCL removed thrust::{}, and nvcc 13 rejects it too: use {})", it->first, it->second);
+  }
   std::string callee = msg.rfind("no matching function for call to ", 0) == 0 ? firstQuoted(msg) : std::string();
   if (callee == "cudaMemAdvise")
     return " (CUDA 13 changed cudaMemAdvise to take a cudaMemLocation instead of a device number, and nvcc 13 "

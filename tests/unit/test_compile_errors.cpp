@@ -30,6 +30,9 @@ TEST(CompileErrors, Cuda13ChangesNameTheirReplacement) {
             std::string::npos);
   EXPECT_NE(compileErrorHint("no type named 'Sum' in namespace 'cub'").find("cuda::std::plus<>"), std::string::npos);
   EXPECT_EQ(compileErrorHint("no member named 'BlockMagic' in namespace 'cub'"), "");
+  EXPECT_NE(compileErrorHint("no template named 'identity' in namespace 'thrust'; did you mean 'thrust::detail::identity_'?")
+                .find("cuda::std::identity"),
+            std::string::npos);
   EXPECT_EQ(compileErrorHint("no matching function for call to 'myFunction'"), "");
   EXPECT_EQ(compileErrorHint("use of undeclared identifier 'x'"), "");
 }
