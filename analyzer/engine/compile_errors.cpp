@@ -434,6 +434,12 @@ const char* const kNvccAcceptsOwnParameters =
     "gpuopt-lint cannot read this definition and what it calls or launches is not analysed; without the argument "
     "list (`C<T>::f(...)`) it means the same and compiles with both";
 
+const char* const kNvccAcceptsMissingTemplateKeyword =
+    "a member template of a dependent type called without the `template` keyword (`T::f<N>(x)`): nvcc accepts "
+    "it, Clang reads the `<` as less-than and drops the instantiations of the function around it, so gpuopt-lint "
+    "cannot analyse that function or what it calls or launches; `T::template f<N>(x)` means the same and compiles "
+    "with both";
+
 bool nvccOnlyWarnsAtSharedInit(clang::ASTContext& ctx, clang::SourceLocation loc) {
   struct Find : clang::RecursiveASTVisitor<Find> {
     clang::SourceManager& sm;

@@ -85,6 +85,7 @@ extern const char* const kNvccWarnsSharedInit;
 // A function template defined out of line with its own parameters written as arguments
 // (`C<T>::f<E>(...)`): nvcc accepts it, Clang drops the definition (a note).
 extern const char* const kNvccAcceptsOwnParameters;
+extern const char* const kNvccAcceptsMissingTemplateKeyword;
 bool nvccOnlyWarnsAtSharedInit(clang::ASTContext& ctx, clang::SourceLocation loc);
 
 // For each location (expansion locations of errors): whether it lies inside the body of a

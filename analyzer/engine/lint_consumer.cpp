@@ -547,7 +547,8 @@ class LintConsumer : public clang::ASTConsumer {
       CompileError ce;
       ce.span = span;
       ce.message = origin + (nvccWarning    ? std::string(kNvccWarnsSharedInit)
-                             : e.nvccAccepts ? std::string(kNvccAcceptsOwnParameters)
+                             : e.nvccAccepts ? std::string(e.missingTemplateKeyword ? kNvccAcceptsMissingTemplateKeyword
+                                                                                    : kNvccAcceptsOwnParameters)
                                              : e.message + compileErrorHint(e.message));
       ce.nvccWarning = nvccWarning;
       ce.nvccAccepts = e.nvccAccepts;

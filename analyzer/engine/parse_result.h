@@ -46,6 +46,9 @@ struct RawError {
   bool fromInstantiation = false;  // Clang followed it with an "in instantiation of" note
   // nvcc accepts it and Clang cannot read the code (namesItsOwnParameters): a note, not an error.
   bool nvccAccepts = false;
+  // The nvccAccepts case: `T::f<N>(x)` without the `template` keyword (err_template_kw_missing);
+  // otherwise a definition naming its own parameters.
+  bool missingTemplateKeyword = false;
   // A header that is not found as written, which Clang includes anyway (found with quotes, or
   // under a near name): nvcc stops there, so the errors inside it are not nvcc's.
   bool includedAnyway = false;
@@ -76,7 +79,10 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     e.asmString = asmStringError(info.getID());
     e.noViableInit = info.getID() == clang::diag::err_ovl_no_viable_function_in_init;
     e.noMember = info.getID() == clang::diag::err_no_member;
-    e.nvccAccepts = namesItsOwnParameters(info);
+    // `T::f<N>(x)` in an expression, the member found to be a template only at instantiation: nvcc
+    // accepts it (checked with nvcc 13 -c); Clang gives up on the instantiation, which keeps no body.
+    e.missingTemplateKeyword = info.getID() == clang::diag::err_template_kw_missing;
+    e.nvccAccepts = e.missingTemplateKeyword || namesItsOwnParameters(info);
     e.includedAnyway = info.getID() == clang::diag::err_pp_file_not_found_angled_include_not_fatal ||
                        info.getID() == clang::diag::err_pp_file_not_found_typo_not_fatal;
     if (info.hasSourceManager() && info.getLocation().isValid()) {
