@@ -440,6 +440,65 @@ const char* const kNvccAcceptsMissingTemplateKeyword =
     "cannot analyse that function or what it calls or launches; `T::template f<N>(x)` means the same and compiles "
     "with both";
 
+const char* const kNvccAcceptsNonLiteralInConstexpr =
+    "a variable of non-literal type in a constexpr function template: nvcc (and GCC) accept it in a template, "
+    "Clang rejects it before C++23 and drops the function, so gpuopt-lint cannot analyse it or what calls it; with "
+    "-std=c++23, or without `constexpr` on the function, it compiles with both";
+
+const char* const kNvccAcceptsThisInConstantExpression =
+    "a static member read through `this->` in a constant expression (`if constexpr (this->flag)`): nvcc (and "
+    "GCC) accept it, Clang rejects the use of `this` and drops the function, so gpuopt-lint cannot analyse it or "
+    "what calls it; without `this->` (`if constexpr (flag)`) it means the same and compiles with both";
+
+bool nvccAcceptsInContext(clang::ASTContext& ctx, clang::SourceLocation loc, bool nonLiteral) {
+  auto& sm = ctx.getSourceManager();
+  if (loc.isInvalid()) return false;
+  // The innermost function definition (pattern, not instantiation) whose body holds loc.
+  struct Find : clang::RecursiveASTVisitor<Find> {
+    clang::SourceManager& sm;
+    clang::SourceLocation at;
+    const clang::FunctionDecl* found = nullptr;
+    Find(clang::SourceManager& s, clang::SourceLocation l) : sm(s), at(l) {}
+    bool contains(clang::SourceRange r) const {
+      auto b = sm.getExpansionLoc(r.getBegin()), e = sm.getExpansionLoc(r.getEnd());
+      return b.isValid() && e.isValid() && sm.getFileID(b) == sm.getFileID(at) && !sm.isBeforeInTranslationUnit(at, b) &&
+             !sm.isBeforeInTranslationUnit(e, at);
+    }
+    bool TraverseDecl(clang::Decl* d) {
+      if (!d) return true;
+      if (!llvm::isa<clang::TranslationUnitDecl>(d) && !contains(d->getSourceRange())) return true;
+      return clang::RecursiveASTVisitor<Find>::TraverseDecl(d);
+    }
+    bool VisitFunctionDecl(clang::FunctionDecl* f) {
+      if (f->doesThisDeclarationHaveABody() && contains(f->getSourceRange())) found = f;
+      return true;
+    }
+  } f(sm, loc);
+  f.TraverseAST(ctx);
+  if (!f.found) return false;
+  if (nonLiteral) return f.found->isTemplated();
+  // `this->NAME` written at loc, NAME a static data member of the method's class.
+  bool invalid = false;
+  llvm::StringRef buf = sm.getBufferData(sm.getFileID(loc), &invalid);
+  if (invalid) return false;
+  llvm::StringRef text = buf.substr(sm.getFileOffset(loc));
+  if (!text.consume_front("this")) return false;
+  text = text.ltrim();
+  if (!text.consume_front("->")) return false;
+  text = text.ltrim();
+  size_t n = 0;
+  while (n < text.size() && (llvm::isAlnum(text[n]) || text[n] == '_')) ++n;
+  if (n == 0) return false;
+  const auto* m = llvm::dyn_cast<clang::CXXMethodDecl>(f.found);
+  if (!m) return false;
+  const clang::IdentifierInfo* id = findIdentifier(ctx, text.substr(0, n));
+  if (!id) return false;
+  auto r = m->getParent()->lookup(clang::DeclarationName(id));
+  for (const clang::NamedDecl* d : r)
+    if (const auto* v = llvm::dyn_cast<clang::VarDecl>(d); v && v->isStaticDataMember()) return true;
+  return false;
+}
+
 bool nvccOnlyWarnsAtSharedInit(clang::ASTContext& ctx, clang::SourceLocation loc) {
   struct Find : clang::RecursiveASTVisitor<Find> {
     clang::SourceManager& sm;

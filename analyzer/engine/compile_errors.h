@@ -86,6 +86,13 @@ extern const char* const kNvccWarnsSharedInit;
 // (`C<T>::f<E>(...)`): nvcc accepts it, Clang drops the definition (a note).
 extern const char* const kNvccAcceptsOwnParameters;
 extern const char* const kNvccAcceptsMissingTemplateKeyword;
+extern const char* const kNvccAcceptsNonLiteralInConstexpr;
+extern const char* const kNvccAcceptsThisInConstantExpression;
+// Whether nvcc accepts the error at `loc` (an expansion location) that Clang gives: a variable of
+// non-literal type in a constexpr function (`nonLiteral`: EDG and GCC accept it inside a templated
+// function), or `this->m` in a constant expression (otherwise: EDG and GCC accept it when `m` is a
+// static data member of the class of the member function around it). Clang drops the function.
+bool nvccAcceptsInContext(clang::ASTContext& ctx, clang::SourceLocation loc, bool nonLiteral);
 bool nvccOnlyWarnsAtSharedInit(clang::ASTContext& ctx, clang::SourceLocation loc);
 
 // For each location (expansion locations of errors): whether it lies inside the body of a

@@ -499,6 +499,11 @@ class LintConsumer : public clang::ASTConsumer {
     std::vector<clang::SourceLocation> locs;
     for (const auto& e : errs_.errors) locs.push_back(e.loc);
     std::vector<bool> device = errs_.errors.empty() ? std::vector<bool>{} : inDeviceCode(rc.ast(), locs);
+    // What nvcc accepts in one place and not another (nvccAcceptsInContext): decided from the AST.
+    for (auto& e : errs_.errors)
+      if (!e.nvccAccepts && (e.nonLiteralInConstexpr || e.thisInConstantExpression) &&
+          nvccAcceptsInContext(rc.ast(), e.loc, e.nonLiteralInConstexpr))
+        e.nvccAccepts = true;
     // The #include lines of headers Clang entered although they were not found as written.
     std::set<std::pair<clang::FileID, unsigned>> enteredAnyway;
     for (const auto& e : errs_.errors)
@@ -547,8 +552,10 @@ class LintConsumer : public clang::ASTConsumer {
       CompileError ce;
       ce.span = span;
       ce.message = origin + (nvccWarning    ? std::string(kNvccWarnsSharedInit)
-                             : e.nvccAccepts ? std::string(e.missingTemplateKeyword ? kNvccAcceptsMissingTemplateKeyword
-                                                                                    : kNvccAcceptsOwnParameters)
+                             : e.nvccAccepts ? std::string(e.missingTemplateKeyword     ? kNvccAcceptsMissingTemplateKeyword
+                                                           : e.nonLiteralInConstexpr    ? kNvccAcceptsNonLiteralInConstexpr
+                                                           : e.thisInConstantExpression ? kNvccAcceptsThisInConstantExpression
+                                                                                        : kNvccAcceptsOwnParameters)
                                              : e.message + compileErrorHint(e.message));
       ce.nvccWarning = nvccWarning;
       ce.nvccAccepts = e.nvccAccepts;

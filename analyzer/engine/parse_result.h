@@ -3,6 +3,7 @@
 // (analyzer/engine/parse.cpp), the model-and-rules consumer that runs inside it
 // (lint_consumer.cpp) and the driver (engine.cpp).
 #pragma once
+#include <clang/Basic/DiagnosticAST.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticLex.h>
 #include <clang/Basic/SourceManager.h>
@@ -49,6 +50,12 @@ struct RawError {
   // The nvccAccepts case: `T::f<N>(x)` without the `template` keyword (err_template_kw_missing);
   // otherwise a definition naming its own parameters.
   bool missingTemplateKeyword = false;
+  // Errors nvcc (EDG) and GCC accept in some places only; LintConsumer decides from the AST
+  // (nvccAcceptsInContext in compile_errors.h): a variable of non-literal type in a constexpr
+  // function (C++23 allows it; EDG and GCC accept it in a template), and `this->m` in a constant
+  // expression (Clang's note: use of 'this' pointer ...; EDG and GCC accept it for a static member).
+  bool nonLiteralInConstexpr = false;
+  bool thisInConstantExpression = false;
   // A header that is not found as written, which Clang includes anyway (found with quotes, or
   // under a near name): nvcc stops there, so the errors inside it are not nvcc's.
   bool includedAnyway = false;
@@ -72,6 +79,8 @@ class ErrorCollector : public clang::DiagnosticConsumer {
       if (llvm::StringRef(msg).starts_with("in instantiation of")) errors.back().fromInstantiation = true;
       return;
     }
+    if (level == clang::DiagnosticsEngine::Note && !errors.empty() && info.getID() == clang::diag::note_constexpr_this)
+      errors.back().thisInConstantExpression = true;
     if (level < clang::DiagnosticsEngine::Error) return;
     info.FormatDiagnostic(msg);
     RawError e;
@@ -83,6 +92,7 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     // accepts it (checked with nvcc 13 -c); Clang gives up on the instantiation, which keeps no body.
     e.missingTemplateKeyword = info.getID() == clang::diag::err_template_kw_missing;
     e.nvccAccepts = e.missingTemplateKeyword || namesItsOwnParameters(info);
+    e.nonLiteralInConstexpr = info.getID() == clang::diag::err_constexpr_local_var_non_literal_type;
     e.includedAnyway = info.getID() == clang::diag::err_pp_file_not_found_angled_include_not_fatal ||
                        info.getID() == clang::diag::err_pp_file_not_found_typo_not_fatal;
     if (info.hasSourceManager() && info.getLocation().isValid()) {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 
 #include "test_util.h"
 
@@ -591,4 +592,63 @@ TEST(Cli, AGatherIntoASmallHostAllocatedTableIsBoundedAndSaidToStayInL1) {
   std::string line = r.out.substr(at, r.out.find('\n', at) - at);
   EXPECT_NE(line.find("up to 27 sectors for 8 useful"), std::string::npos) << line;  // 808 bytes: 26 sectors + 1
   EXPECT_NE(line.find("the table is 808 bytes and stays in L1"), std::string::npos) << line;
+}
+
+// Issue 27: what nvcc 13 accepts in a template and Clang cannot read is a compile-error note (saying
+// what is not analysed; with --fail-on warning the run passes); the same outside a template, or on a non-static member, is
+// rejected by nvcc too and stays an error (each form checked with nvcc 13 -c on its own).
+TEST(Cli, WhatNvccAcceptsOnlyInATemplateIsANoteAndTheRestStaysAnError) {
+  std::string d = tempDir("nvcc_accepts_in_context");
+  const std::string common =
+      "struct NonLit {\n"                                                         // 1
+      "  __host__ __device__ NonLit(bool v) : v(v) {}\n"                          // 2
+      "  __host__ __device__ ~NonLit() {}\n"                                      // 3
+      "  bool v;\n"                                                               // 4
+      "};\n";                                                                     // 5
+  writeFile(d + "/accepted.cu", common +
+                                    "template <class T> struct Table {\n"        // 6
+                                    "  static constexpr bool wide = sizeof(T) > 4;\n"  // 7
+                                    "  __device__ constexpr T get(const T* p) const {\n"  // 8
+                                    "    if constexpr (this->wide) return p[threadIdx.x * 32];\n"  // 9
+                                    "    else return p[threadIdx.x];\n"          // 10
+                                    "  }\n"                                       // 11
+                                    "  template <class It> __host__ constexpr int count(It a, It b) const {\n"  // 12
+                                    "    auto const always = NonLit{true};\n"    // 13
+                                    "    return always.v ? int(b - a) : 0;\n"    // 14
+                                    "  }\n"                                       // 15
+                                    "};\n"                                        // 16
+                                    "template <class T> __global__ void probe(const T* in, T* out, Table<T> t) {\n"
+                                    "  out[threadIdx.x] = t.get(in);\n"
+                                    "}\n"
+                                    "int main() {\n"
+                                    "  Table<double> t{};\n"
+                                    "  double* p = nullptr;\n"
+                                    "  probe<<<1, 32>>>(p, p, t);\n"
+                                    "  return t.count(p, p + 4);\n"
+                                    "}\n");
+  writeFile(d + "/rejected.cu", common +
+                                    "constexpr int plain(int n) { NonLit x{true}; return n + x.v; }\n"  // 6
+                                    "template <class T> struct Row {\n"          // 7
+                                    "  bool flag = true;\n"                       // 8
+                                    "  constexpr int pick() const {\n"           // 9
+                                    "    if constexpr (this->flag) return 1; else return 0;\n"  // 10
+                                    "  }\n"
+                                    "};\n"
+                                    "int use() { Row<int> r; return plain(1) + r.pick(); }\n");
+  auto accepted = runLint("--no-cache --fail-on warning --format json accepted.cu -- -std=c++17", d);
+  EXPECT_EQ(accepted.rc, 0) << accepted.out << accepted.err;
+  auto j = nlohmann::json::parse(accepted.out);
+  std::map<int, std::string> severityAt;
+  for (auto& f : j["files"][0]["findings"])
+    if (f["ruleId"] == "compile-error") severityAt[f["location"]["line"].get<int>()] = f["severity"].get<std::string>();
+  EXPECT_EQ(severityAt[9], "note") << accepted.out;
+  EXPECT_EQ(severityAt[13], "note") << accepted.out;
+  auto rejected = runLint("--no-cache --fail-on warning --format json rejected.cu -- -std=c++17", d);
+  EXPECT_EQ(rejected.rc, 1) << rejected.out << rejected.err;
+  j = nlohmann::json::parse(rejected.out);
+  severityAt.clear();
+  for (auto& f : j["files"][0]["findings"])
+    if (f["ruleId"] == "compile-error") severityAt[f["location"]["line"].get<int>()] = f["severity"].get<std::string>();
+  EXPECT_EQ(severityAt[6], "error") << rejected.out;
+  EXPECT_EQ(severityAt[10], "error") << rejected.out;
 }
