@@ -50,9 +50,12 @@ double recordCoverage(const KernelModel& m, const Access& a, int64_t* strideOut,
     if (b.base != a.base || !b.known || b.space != a.space || b.epoch != a.epoch || b.isWrite != a.isWrite) continue;
     // The same expression in another iteration of a loop the compiler unrolls, with records within
     // one sector: the lane's loads run back to back and the later ones hit the sectors the first
-    // fetched (global memory only: shared-memory instructions do not share wavefronts).
-    if (b.context != a.context &&
-        !(acrossIterations && b.expr == a.expr && stride <= 32 && !a.inRuntimeLoop && !b.inRuntimeLoop))
+    // fetched (global memory only: shared-memory instructions do not share wavefronts). Inside a
+    // run-time loop (a grid-stride loop around the unrolled one) only within one of its iterations:
+    // iterations of the run-time loop itself are not back to back.
+    const bool sameRunIteration = (!a.inRuntimeLoop && !b.inRuntimeLoop) ||
+                                  (a.inRuntimeLoop && b.inRuntimeLoop && a.runtimeIter == b.runtimeIter);
+    if (b.context != a.context && !(acrossIterations && b.expr == a.expr && stride <= 32 && sameRunIteration))
       continue;
     int64_t d = b.addr[lanes[0]] - a.addr[lanes[0]];
     bool same = true;

@@ -45,7 +45,8 @@ void addCallSiteNote(const Access& a, const RuleContext& rc, Diagnostic& d);
 // array in the same loop iteration whose per-thread address differs by one constant below S
 // (p[i].x/.y/.z, pixel[0..3]). 0 when the access is not strided that way. `acrossIterations`: also
 // the same expression in other iterations of an unrolled loop when S <= 32 bytes (`in[2*j + k]`
-// for k = 0, 1: the second load hits the sectors the first fetched; global memory only).
+// for k = 0, 1: the second load hits the sectors the first fetched; global memory only), also
+// inside one iteration of a run-time loop around it (a grid-stride loop).
 double recordCoverage(const KernelModel& m, const Access& a, int64_t* strideOut = nullptr, bool acrossIterations = false);
 
 // A race between lanes of one warp only that a __syncwarp() orders (lanes exchanging values
