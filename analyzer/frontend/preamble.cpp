@@ -245,20 +245,9 @@ std::optional<Manifest> readManifest(const std::string& path) {
 // what the headers declare. Hashed once per process for each PCH (path, size and time), so a run
 // over many files that share it pays once (see docs/architecture.md, "Robustness").
 bool pchIntact(const std::string& path, const std::string& expected) {
-  static std::mutex guard;
-  static std::map<std::string, bool> seen;
-  auto quick = stampFile(path, false);
-  if (!quick) return false;
-  std::string id = path + "\n" + std::to_string(quick->size) + "\n" + std::to_string(quick->mtimeNs) + "\n" + expected;
-  {
-    std::lock_guard<std::mutex> g(guard);
-    if (auto it = seen.find(id); it != seen.end()) return it->second;
-  }
+  // stampFile's hash is computed once per (path, size, mtime) in a process (contentHash's memo).
   auto full = stampFile(path, true);
-  bool ok = full && full->hash == expected;
-  std::lock_guard<std::mutex> g(guard);
-  seen[id] = ok;
-  return ok;
+  return full && full->hash == expected;
 }
 
 bool depsValid(const Manifest& m) {

@@ -217,6 +217,38 @@ void Builder::walkIf(const clang::IfStmt* is) {
       cur.values = 0, cur.hasHi = false, cur.stepBound = 0;
       continue;
     }
+    // One or the other by a condition the whole block decides alike, each known per thread
+    // (`if (tiled) idx = tileIndex(...); else idx = row * n + i;` on a parameter): the threads of a
+    // warp all hold the one their block chose. When the two move alike from thread to thread they
+    // differ by one value for the block, which the walk stands in for, as for a parameter;
+    // otherwise the value is not known, but it does not come from memory either (no gather).
+    auto perThread = [](const Value& x) { return x.known && !x.data && !x.opaque; };
+    if (uniformCond && perThread(cur) && perThread(other) && cur.isPtr == other.isPtr &&
+        (!cur.isPtr || cur.base == other.base)) {
+      bool sameSteps = true;
+      int first = -1;
+      for (unsigned t = 0; t < N_ && sameSteps; ++t)
+        if (saved[t]) {
+          if (first < 0) first = static_cast<int>(t);
+          else sameSteps = cur.v[t] - cur.v[static_cast<unsigned>(first)] == other.v[t] - other.v[static_cast<unsigned>(first)];
+        }
+      if (sameSteps) {
+        cur.symbolic = true;
+        cur.param = cur.param || other.param;
+        if (!cur.paramSrc) cur.paramSrc = other.paramSrc;
+        cur.block = cur.block || other.block || c.block;
+        cur.alt = {};
+        cur.tag.clear();
+        cur.values = 0, cur.hasHi = false, cur.stepBound = 0;
+        continue;
+      }
+      if (!cur.isPtr) {
+        Value r = unknown();
+        r.block = cur.block || other.block || c.block;
+        cur = std::move(r);
+        continue;
+      }
+    }
     // One or the other, by a condition the model cannot decide: not known. A pointer keeps its base
     // when both paths agree on it (the offset is what is not known).
     Value r = unknown();
