@@ -87,6 +87,9 @@ class Builder : public LaneDomain {
     bool hasThis = false;
     // References (parameters and `T& x = y` locals): the lvalue each is bound to.
     std::map<const clang::VarDecl*, LVal> refs;
+    // Pointer parameters given the address of a caller's scalar variable (`split(i, &row, &col)`)
+    // and only dereferenced in the body (`*col = i % n`): the variable each `*p` names.
+    std::map<const clang::VarDecl*, LVal> pointees;
     // A function returning a reference: the lvalue it returns (a member, `*this`, an element).
     LVal retLVal;
     bool hasRetLVal = false;
@@ -229,6 +232,9 @@ class Builder : public LaneDomain {
   void decided(const clang::Stmt* s);
   // Per undecided if: the variables its paths assign (assignedVars), memoised.
   std::unordered_map<const clang::Stmt*, std::vector<const clang::VarDecl*>> branchVars_;
+  // Whether a parameter is used only as `*p` in its function's body (out-parameters).
+  std::unordered_map<const clang::ParmVarDecl*, bool> derefOnly_;
+  bool onlyDereferenced(const clang::FunctionDecl* def, const clang::ParmVarDecl* pd);
   // Lines of the selection guards being walked (their then-branch): `key[e] == k`, a loaded value
   // that differs per thread compared with one value of the block (Access::selectGuards).
   std::vector<unsigned> selectGuards_;

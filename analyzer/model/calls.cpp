@@ -2,6 +2,7 @@
 // operator calls, atomics and the library functions evalCall knows by name (see builder.h). Barriers,
 // warp votes, shuffles and reductions, and cooperative-groups methods are in intrinsics.cpp.
 #include <clang/AST/RecordLayout.h>
+#include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
 
 #include "analyzer/model/builder.h"
@@ -369,6 +370,29 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
   return r;
 }
 
+bool Builder::onlyDereferenced(const clang::FunctionDecl* def, const clang::ParmVarDecl* pd) {
+  if (auto it = derefOnly_.find(pd); it != derefOnly_.end()) return it->second;
+  struct Uses : clang::RecursiveASTVisitor<Uses> {
+    const clang::ParmVarDecl* pd;
+    unsigned all = 0, derefs = 0;
+    bool VisitDeclRefExpr(clang::DeclRefExpr* d) {
+      all += d->getDecl() == pd;
+      return true;
+    }
+    bool VisitUnaryOperator(clang::UnaryOperator* u) {
+      if (u->getOpcode() == clang::UO_Deref)
+        if (auto* d = llvm::dyn_cast<clang::DeclRefExpr>(u->getSubExpr()->IgnoreParenImpCasts()); d && d->getDecl() == pd)
+          ++derefs;
+      return true;
+    }
+  } u;
+  u.pd = pd;
+  if (def->getBody()) u.TraverseStmt(def->getBody());
+  bool only = def->getBody() && u.all > 0 && u.all == u.derefs;
+  derefOnly_[pd] = only;
+  return only;
+}
+
 Value Builder::inlineCall(const clang::FunctionDecl* def, const clang::Expr* call, llvm::ArrayRef<const clang::Expr*> args,
                           const Value* thisPtr) {
   bool recursive = false;
@@ -433,6 +457,21 @@ Value Builder::inlineCall(const clang::FunctionDecl* def, const clang::Expr* cal
       fr.vars[pd] = unknown();
       continue;
     }
+    // `&x` of a caller's scalar variable for a pointer only dereferenced in the body: `*p` is x
+    // (the out-parameters of `decompose(idx, n, &row, &col)`), read and written as x itself.
+    if (pt->isPointerType())
+      if (auto* uo = llvm::dyn_cast<clang::UnaryOperator>(arg); uo && uo->getOpcode() == clang::UO_AddrOf)
+        if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(strip(uo->getSubExpr())))
+          if (auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl());
+              vd && vd->getType()->isIntegralOrEnumerationType() && !vd->getType()->isReferenceType() &&
+              onlyDereferenced(def, pd)) {
+            LVal lv = evalLValue(dre);
+            if (lv.kind == LVal::Var) {
+              fr.pointees[pd] = lv;
+              fr.vars[pd] = unknown();
+              continue;
+            }
+          }
     Value v = eval(args[i]);
     if (pt->isPointerType() && v.isPtr) {
       clang::QualType pte = pt->getPointeeType();

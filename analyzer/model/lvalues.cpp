@@ -87,6 +87,10 @@ Builder::LVal Builder::evalLValue(const clang::Expr* e) {
   }
   if (auto* uo = llvm::dyn_cast<clang::UnaryOperator>(e)) {
     if (uo->getOpcode() == clang::UO_Deref) {
+      // An out-parameter bound to a caller's variable (Frame::pointees).
+      if (auto* d = llvm::dyn_cast<clang::DeclRefExpr>(uo->getSubExpr()->IgnoreParenImpCasts()))
+        if (auto* vd = llvm::dyn_cast<clang::VarDecl>(d->getDecl()); vd && !frames_.empty())
+          if (auto f = frames_.back().pointees.find(vd); f != frames_.back().pointees.end()) return f->second;
       Value p = eval(uo->getSubExpr());
       if (!p.isPtr) return lv;
       lv.kind = LVal::Mem;
