@@ -81,6 +81,33 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
           c.sectors = std::min<unsigned>(c.sectors, static_cast<unsigned>((bytes + 31) / 32 + 1));
           c.tableBytes = bytes;
         }
+        // Addresses a known distance from a few loaded values (`table[token * width + col]`, the
+        // token one per row and the lanes along the row): each group of lanes with one base touches
+        // the sectors its distances span (assuming the base sector-aligned, as for a known address;
+        // a misaligned one costs a sector more per group).
+        if (a.addrBase.size() == lanes.size() || a.addrBase.size() == m.threads()) {
+          std::map<uint64_t, llvm::SmallVector<int64_t, 32>> groups;
+          bool all = true;
+          for (unsigned t : lanes) {
+            if (t >= a.addrBase.size() || !a.addrBase[t]) {
+              all = false;
+              break;
+            }
+            groups[a.addrBase[t]].push_back(a.addrOff[t]);
+          }
+          if (all) {
+            unsigned grouped = 0;
+            for (auto& [b, offs] : groups) {
+              int64_t lo = *std::min_element(offs.begin(), offs.end());
+              llvm::SmallVector<int64_t, 64> sec;
+              for (int64_t o : offs)
+                for (int64_t s = floorDiv(o - lo, 32); s <= floorDiv(o - lo + a.elemSize - 1, 32); ++s) sec.push_back(s);
+              llvm::sort(sec);
+              grouped += static_cast<unsigned>(std::unique(sec.begin(), sec.end()) - sec.begin());
+            }
+            c.sectors = std::min(c.sectors, grouped);
+          }
+        }
         // Addresses that move at most stepBound bytes from lane to lane (output positions from a
         // prefix sum of flags: stream compaction) span at most (lanes - 1) * stepBound + size bytes.
         if (a.stepBound > 0) {

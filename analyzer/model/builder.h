@@ -118,6 +118,7 @@ class Builder : public LaneDomain {
   // blockIdx.x/y/z (or a group's group_index()): the representative value and, in Value::alt,
   // its values in the other blocks the walk follows.
   void numberAddress(Value& r, const Value& ptr, const Value& idx) const;
+  void keepAffine(clang::BinaryOperatorKind op, const Value& a, const Value& b, Value& r) const;
   Value groupReduced(const clang::Expr* call, const Value& v, unsigned size) const;
   Value voted(const std::string& name, const Value& pred) const;
   Value shuffled(const std::string& name, const std::vector<Value>& args, const clang::Expr* call = nullptr) const;

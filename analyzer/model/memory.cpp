@@ -273,7 +273,7 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   a.runtimeIter = runtimeIter_;
   a.blockGuarded = blockGuards_ > 0;
   a.dataValues = lv.ptr.values;
-  if (!a.known) a.addrTag = lv.ptr.tag, a.stepBound = lv.ptr.stepBound;
+  if (!a.known) a.addrTag = lv.ptr.tag, a.stepBound = lv.ptr.stepBound, a.addrBase = lv.ptr.affBase, a.addrOff = lv.ptr.affOff;
   a.paramAddr = lv.ptr.param;
   a.launchArg = lv.ptr.launchArg;
   a.paramSrc = lv.ptr.paramSrc;

@@ -57,8 +57,46 @@ void Builder::boundUnknown(clang::BinaryOperatorKind op, const Value& a, const V
 // A pointer not known per thread (a data-dependent index): numbered per thread from the pointer it
 // moves and the index's number, so threads with equal numbers point at one address (a warp whose
 // lanes all load `key[item]` for one item, then index with it).
+// `x + k`, `x - k`, `k + x` with k known per thread, `x * c`, `x << c` with c known and the same for
+// every thread: a known distance from x's base (Value::affBase), when every active thread has one.
+void Builder::keepAffine(clang::BinaryOperatorKind op, const Value& a, const Value& b, Value& r) const {
+  using BO = clang::BinaryOperatorKind;
+  r.affBase.clear(), r.affOff.clear();
+  if (r.known || a.isPtr || b.isPtr) return;
+  const bool addSub = op == BO::BO_Add || op == BO::BO_Sub;
+  const bool scale = op == BO::BO_Mul || op == BO::BO_Shl;
+  if (!addSub && !scale) return;
+  const Value* x = nullptr;
+  const Value* k = nullptr;
+  if (!a.known && b.known) x = &a, k = &b;
+  else if (a.known && !b.known && (op == BO::BO_Add || op == BO::BO_Mul)) x = &b, k = &a;
+  if (!x) return;
+  if (scale && varying(*k)) return;
+  std::vector<uint64_t> base(N_, 0);
+  std::vector<int64_t> off(N_, 0);
+  for (unsigned t = 0; t < N_; ++t) {
+    if (!active_[t]) continue;
+    uint64_t xb = 0;
+    int64_t xo = 0;
+    if (!affineAt(*x, t, xb, xo)) return;
+    const int64_t c = k->v[t];
+    if (addSub) {
+      base[t] = xb;
+      off[t] = op == BO::BO_Add ? xo + c : xo - c;
+    } else {
+      const int64_t f = op == BO::BO_Mul ? c : (c >= 0 && c < 62 ? int64_t(1) << c : 0);
+      if (f == 0) return;
+      base[t] = mix(mix(0x5343414cull, xb), static_cast<uint64_t>(f));  // "SCAL"
+      off[t] = xo * f;
+    }
+  }
+  r.affBase = std::move(base);
+  r.affOff = std::move(off);
+}
+
 void Builder::numberAddress(Value& r, const Value& ptr, const Value& idx) const {
   r.tag.clear();
+  r.affBase.clear(), r.affOff.clear();
   if (r.known || !ptr.base) return;
   std::vector<uint64_t> tag(N_, 0);
   bool any = false;
@@ -69,6 +107,22 @@ void Builder::numberAddress(Value& r, const Value& ptr, const Value& idx) const 
     if (p && i) tag[t] = mix(p, i), any = true;
   }
   if (any) r.tag = std::move(tag);
+  // A known pointer moved by an index a known distance from a value: the address is that distance
+  // (in bytes) from one numbered by the pointer's array and the value.
+  if (ptr.known && ptr.pointee && !idx.known && !idx.isPtr) {
+    std::vector<uint64_t> base(N_, 0);
+    std::vector<int64_t> off(N_, 0);
+    for (unsigned t = 0; t < N_; ++t) {
+      if (!active_[t]) continue;
+      uint64_t b = 0;
+      int64_t o = 0;
+      if (!affineAt(idx, t, b, o)) return;
+      base[t] = mix(from, b);
+      off[t] = ptr.v[t] + o * static_cast<int64_t>(ptr.pointee);
+    }
+    r.affBase = std::move(base);
+    r.affOff = std::move(off);
+  }
 }
 
 Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& b, clang::QualType type, const clang::Expr* lhsE, const clang::Expr* rhsE) {
@@ -136,6 +190,7 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
                              op == BO::BO_Xor || op == BO::BO_EQ || op == BO::BO_NE;
     number(r, mix(0x42494eull ^ static_cast<uint64_t>(op), reinterpret_cast<uintptr_t>(type.getCanonicalType().getAsOpaquePtr())),
            {&a, &b}, commutative);  // "BIN": the operator and the type it computes in
+    keepAffine(op, a, b, r);
     return r;
   }
   bool compareUnsigned = lhsE && lhsE->getType()->isUnsignedIntegerOrEnumerationType();

@@ -54,6 +54,10 @@ struct Access {
   // An address not known per thread (data-dependent): per-thread value numbers of it, 0 = none
   // (empty when no thread has one). Threads with equal numbers touch one address.
   std::vector<uint64_t> addrTag;
+  // ... and, when known, each thread's address as a known byte distance from a numbered one
+  // (Value::affBase): threads with equal bases touch addresses that far apart.
+  std::vector<uint64_t> addrBase;
+  std::vector<int64_t> addrOff;
   // A data-dependent address that moves at most this many bytes from one thread to the next (an
   // output position read from a prefix sum of flags), else 0.
   int64_t stepBound = 0;

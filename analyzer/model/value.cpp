@@ -144,7 +144,20 @@ uint64_t LaneDomain::laneNumber(const Value& v, unsigned t) {
   return v.tag.empty() ? 0 : v.tag[t];
 }
 
+bool LaneDomain::affineAt(const Value& v, unsigned t, uint64_t& base, int64_t& off) {
+  if (v.known) return false;
+  if (!v.affBase.empty()) {
+    base = v.affBase[t], off = v.affOff[t];
+    return base != 0;
+  }
+  if (v.tag.empty() || !v.tag[t]) return false;
+  base = v.tag[t], off = 0;
+  return true;
+}
+
 void LaneDomain::number(Value& r, uint64_t what, llvm::ArrayRef<const Value*> operands, bool commutative) const {
+  r.affBase.clear();
+  r.affOff.clear();
   // Made from a value another block holds differently: so is this one (value numbers are made in
   // one block; equal numbers in two blocks mean equal values only without blockIdx in them).
   for (const Value* o : operands) r.block = r.block || o->block;

@@ -65,6 +65,12 @@ struct Value {
   // from the same loads (same address, memory not written in between) and constants. Empty when
   // no thread has one.
   std::vector<uint64_t> tag;
+  // Not known, but a known distance from a value that is: thread t holds X + affOff[t], where X is
+  // the value numbered affBase[t] (`token * width + col`: the token's row plus the lane's column).
+  // Threads with equal bases hold values the known distance apart. Empty when not kept (cleared
+  // by every operation that numbers a value; kept by +, - and scaling by a known uniform value).
+  std::vector<uint64_t> affBase;
+  std::vector<int64_t> affOff;
   // An unknown (data-dependent) integer with at most this many possible values (`v & 3`: 4,
   // `v % 8` for unsigned v: 8), else 0.
   int64_t values = 0;
@@ -139,6 +145,8 @@ class LaneDomain {
   // Value numbering. The number of thread t's value: its tag, or one made from the known value
   // (0 when neither is there).
   static uint64_t laneNumber(const Value& v, unsigned t);
+  // Thread t's value as base + offset (Value::affBase): false when it has no number.
+  static bool affineAt(const Value& v, unsigned t, uint64_t& base, int64_t& off);
   // Numbers `r` (not known) as `what` applied to `operands`, for every thread whose operands all
   // have numbers.
   // `commutative` (a + b, min(a, b)): the two operands' numbers in either order give one number,
