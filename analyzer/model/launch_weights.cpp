@@ -161,11 +161,12 @@ void LaunchIndex::weighKernels(clang::ASTContext& ctx, HostValues& hv) {
       if (!c) continue;
       most = std::max(most, loopWork(c, depth));
     }
-    if (auto* call = llvm::dyn_cast<clang::CallExpr>(s); call && depth < 2)
+    if (auto* call = llvm::dyn_cast<clang::CallExpr>(s); call && depth < 2) {
       if (const clang::FunctionDecl* fd = call->getDirectCallee(); fd && fd->hasBody() && fd->hasAttr<clang::CUDADeviceAttr>())
         most = std::max(most, loopWork(fd->getBody(), depth + 1));
-      else if (call && !fd)
+      else if (!fd)
         allKnown = false;  // through a pointer: not known
+    }
     if (isLoop(s)) {
       bool known = false;
       double t = 1;  // not a constant: at least once

@@ -54,9 +54,19 @@ void Builder::boundUnknown(clang::BinaryOperatorKind op, const Value& a, const V
   }
 }
 
-// A pointer not known per thread (a data-dependent index): numbered per thread from the pointer it
-// moves and the index's number, so threads with equal numbers point at one address (a warp whose
-// lanes all load `key[item]` for one item, then index with it).
+// r.affBase/affOff from x's per active thread, each mapped by f(thread, base, offset) (false: none).
+template <typename F>
+void Builder::mapAffine(const Value& x, Value& r, F f) const {
+  std::vector<uint64_t> base(N_, 0);
+  std::vector<int64_t> off(N_, 0);
+  for (unsigned t = 0; t < N_; ++t) {
+    if (!active_[t]) continue;
+    if (!affineAt(x, t, base[t], off[t]) || !f(t, base[t], off[t])) return;
+  }
+  r.affBase = std::move(base);
+  r.affOff = std::move(off);
+}
+
 // `x + k`, `x - k`, `k + x` with k known per thread, `x * c`, `x << c` with c known and the same for
 // every thread: a known distance from x's base (Value::affBase), when every active thread has one.
 void Builder::keepAffine(clang::BinaryOperatorKind op, const Value& a, const Value& b, Value& r) const {
@@ -72,28 +82,23 @@ void Builder::keepAffine(clang::BinaryOperatorKind op, const Value& a, const Val
   else if (a.known && !b.known && (op == BO::BO_Add || op == BO::BO_Mul)) x = &b, k = &a;
   if (!x) return;
   if (scale && varying(*k)) return;
-  std::vector<uint64_t> base(N_, 0);
-  std::vector<int64_t> off(N_, 0);
-  for (unsigned t = 0; t < N_; ++t) {
-    if (!active_[t]) continue;
-    uint64_t xb = 0;
-    int64_t xo = 0;
-    if (!affineAt(*x, t, xb, xo)) return;
+  mapAffine(*x, r, [&](unsigned t, uint64_t& xb, int64_t& xo) {
     const int64_t c = k->v[t];
     if (addSub) {
-      base[t] = xb;
-      off[t] = op == BO::BO_Add ? xo + c : xo - c;
-    } else {
-      const int64_t f = op == BO::BO_Mul ? c : (c >= 0 && c < 62 ? int64_t(1) << c : 0);
-      if (f == 0) return;
-      base[t] = mix(mix(0x5343414cull, xb), static_cast<uint64_t>(f));  // "SCAL"
-      off[t] = xo * f;
+      xo = op == BO::BO_Add ? xo + c : xo - c;
+      return true;
     }
-  }
-  r.affBase = std::move(base);
-  r.affOff = std::move(off);
+    const int64_t f = op == BO::BO_Mul ? c : (c >= 0 && c < 62 ? int64_t(1) << c : 0);
+    if (f == 0) return false;
+    xb = mix(mix(0x5343414cull, xb), static_cast<uint64_t>(f));  // "SCAL"
+    xo *= f;
+    return true;
+  });
 }
 
+// A pointer not known per thread (a data-dependent index): numbered per thread from the pointer it
+// moves and the index's number, so threads with equal numbers point at one address (a warp whose
+// lanes all load `key[item]` for one item, then index with it).
 void Builder::numberAddress(Value& r, const Value& ptr, const Value& idx) const {
   r.tag.clear();
   r.affBase.clear(), r.affOff.clear();
@@ -109,20 +114,12 @@ void Builder::numberAddress(Value& r, const Value& ptr, const Value& idx) const 
   if (any) r.tag = std::move(tag);
   // A known pointer moved by an index a known distance from a value: the address is that distance
   // (in bytes) from one numbered by the pointer's array and the value.
-  if (ptr.known && ptr.pointee && !idx.known && !idx.isPtr) {
-    std::vector<uint64_t> base(N_, 0);
-    std::vector<int64_t> off(N_, 0);
-    for (unsigned t = 0; t < N_; ++t) {
-      if (!active_[t]) continue;
-      uint64_t b = 0;
-      int64_t o = 0;
-      if (!affineAt(idx, t, b, o)) return;
-      base[t] = mix(from, b);
-      off[t] = ptr.v[t] + o * static_cast<int64_t>(ptr.pointee);
-    }
-    r.affBase = std::move(base);
-    r.affOff = std::move(off);
-  }
+  if (ptr.known && ptr.pointee && !idx.known && !idx.isPtr)
+    mapAffine(idx, r, [&](unsigned t, uint64_t& ib, int64_t& io) {
+      ib = mix(from, ib);
+      io = ptr.v[t] + io * static_cast<int64_t>(ptr.pointee);
+      return true;
+    });
 }
 
 Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& b, clang::QualType type, const clang::Expr* lhsE, const clang::Expr* rhsE) {

@@ -205,16 +205,20 @@ void Builder::walkIf(const clang::IfStmt* is) {
         }
       return true;
     };
+    // The walk stands in for the block's choice by the value it holds (as for a parameter).
+    auto standIn = [&](Value& x) {
+      x.symbolic = true;
+      x.param = x.param || other.param;
+      if (!x.paramSrc) x.paramSrc = other.paramSrc;
+      x.block = x.block || other.block || c.block;
+      x.alt = {};
+      x.tag.clear();
+      x.values = 0, x.hasHi = false, x.stepBound = 0;
+    };
     if (uniformCond && uniformOver(cur) && uniformOver(other) && cur.isPtr == other.isPtr &&
         (!cur.isPtr || cur.base == other.base)) {
-      cur.symbolic = true;
-      cur.param = cur.param || other.param;
-      if (!cur.paramSrc) cur.paramSrc = other.paramSrc;
+      standIn(cur);
       cur.same = true;
-      cur.block = cur.block || other.block || c.block;
-      cur.alt = {};
-      cur.tag.clear();
-      cur.values = 0, cur.hasHi = false, cur.stepBound = 0;
       continue;
     }
     // One or the other by a condition the whole block decides alike, each known per thread
@@ -233,13 +237,7 @@ void Builder::walkIf(const clang::IfStmt* is) {
           else sameSteps = cur.v[t] - cur.v[static_cast<unsigned>(first)] == other.v[t] - other.v[static_cast<unsigned>(first)];
         }
       if (sameSteps) {
-        cur.symbolic = true;
-        cur.param = cur.param || other.param;
-        if (!cur.paramSrc) cur.paramSrc = other.paramSrc;
-        cur.block = cur.block || other.block || c.block;
-        cur.alt = {};
-        cur.tag.clear();
-        cur.values = 0, cur.hasHi = false, cur.stepBound = 0;
+        standIn(cur);
         continue;
       }
       if (!cur.isPtr) {
