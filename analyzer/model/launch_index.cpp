@@ -159,6 +159,10 @@ void LaunchIndex::record(clang::ASTContext& ctx, const clang::FunctionDecl* k, b
                          const unsigned p[3], const std::string& where, clang::SourceRange range, bool gridKnown,
                          const unsigned g[3]) {
   auto keys = [&](auto&& add) { forEachKernelKey(k, add); };
+  if (auto* prim = k->getPrimaryTemplate()) {
+    auto& specs = launchedSpecs_[prim->getTemplatedDecl()->getCanonicalDecl()];
+    if (std::find(specs.begin(), specs.end(), k->getCanonicalDecl()) == specs.end()) specs.push_back(k->getCanonicalDecl());
+  }
   if (!ok || d[0] * d[1] * d[2] == 0 || d[0] * d[1] * d[2] > 1024) {
     // The axes known all the same (`b.x = 1; b.y = n;`), merged over the kernel's launches.
     std::array<unsigned, 3> pa{some ? p[0] : 0, some ? p[1] : 0, some ? p[2] : 0};
@@ -276,7 +280,7 @@ void LaunchIndex::recordArguments(const clang::FunctionDecl* k, std::vector<std:
 }
 
 std::optional<int64_t> LaunchIndex::argumentConstant(const clang::FunctionDecl* k, unsigned index) const {
-  if (onlyDead(k)) return std::nullopt;
+  if (notLaunched(k)) return std::nullopt;
   const auto* v = lookupKernel(argConsts_, k);
   return v && index < v->size() ? (*v)[index] : std::nullopt;
 }
@@ -284,6 +288,39 @@ std::optional<int64_t> LaunchIndex::argumentConstant(const clang::FunctionDecl* 
 bool LaunchIndex::onlyDead(const clang::FunctionDecl* k) const {
   const clang::FunctionDecl* c = k->getCanonicalDecl();
   return deadLaunched_.count(c) && !liveLaunched_.count(c);
+}
+
+namespace {
+// The non-type template arguments of a function template's instantiation (integers, declarations,
+// packs flattened), as text to compare; types are left out.
+std::string valueArguments(const clang::FunctionDecl* f) {
+  std::string out;
+  std::function<void(const clang::TemplateArgument&)> add = [&](const clang::TemplateArgument& a) {
+    switch (a.getKind()) {
+      case clang::TemplateArgument::Integral: out += "i" + llvm::toString(a.getAsIntegral(), 10) + ","; break;
+      case clang::TemplateArgument::Declaration: out += fmt::format("d{},", static_cast<const void*>(a.getAsDecl()->getCanonicalDecl())); break;
+      case clang::TemplateArgument::NullPtr: out += "n,"; break;
+      case clang::TemplateArgument::Pack:
+        for (const auto& e : a.pack_elements()) add(e);
+        break;
+      default: break;
+    }
+  };
+  if (const clang::TemplateArgumentList* args = f->getTemplateSpecializationArgs())
+    for (const auto& a : args->asArray()) add(a);
+  return out;
+}
+}  // namespace
+
+bool LaunchIndex::otherInstantiationsOnly(const clang::FunctionDecl* k) const {
+  const clang::FunctionTemplateDecl* prim = k->getPrimaryTemplate();
+  if (!prim) return false;
+  auto it = launchedSpecs_.find(prim->getTemplatedDecl()->getCanonicalDecl());
+  if (it == launchedSpecs_.end()) return false;
+  const std::string mine = valueArguments(k);
+  for (const clang::FunctionDecl* f : it->second)
+    if (f == k->getCanonicalDecl() || valueArguments(f) == mine) return false;
+  return true;
 }
 
 bool LaunchIndex::prefixOfFlags(const clang::FunctionDecl* k, unsigned index) const {
@@ -297,20 +334,20 @@ uint64_t LaunchIndex::allocatedBytes(const clang::FunctionDecl* k, unsigned inde
 }
 
 const LaunchIndex::Shape* LaunchIndex::find(const clang::FunctionDecl* k) const {
-  return onlyDead(k) ? nullptr : lookupKernel(shapes_, k);
+  return notLaunched(k) ? nullptr : lookupKernel(shapes_, k);
 }
 
 std::vector<LaunchIndex::Shape> LaunchIndex::all(const clang::FunctionDecl* k) const {
-  const auto* v = onlyDead(k) ? nullptr : lookupKernel(allShapes_, k);
+  const auto* v = notLaunched(k) ? nullptr : lookupKernel(allShapes_, k);
   return v ? *v : std::vector<Shape>{};
 }
 
 const std::string* LaunchIndex::unreadable(const clang::FunctionDecl* k) const {
-  return onlyDead(k) ? nullptr : lookupKernel(unreadable_, k);
+  return notLaunched(k) ? nullptr : lookupKernel(unreadable_, k);
 }
 
 const std::array<unsigned, 3>* LaunchIndex::partialShape(const clang::FunctionDecl* k) const {
-  const auto* p = onlyDead(k) ? nullptr : lookupKernel(partial_, k);
+  const auto* p = notLaunched(k) ? nullptr : lookupKernel(partial_, k);
   return p && ((*p)[0] || (*p)[1] || (*p)[2]) ? p : nullptr;
 }
 

@@ -88,6 +88,14 @@ class LaunchIndex {
               const unsigned p[3], const std::string& where, clang::SourceRange range, bool gridKnown, const unsigned g[3]);
   // Kernels whose every launch is dead: they are not launched (no other instantiation's shape either).
   bool onlyDead(const clang::FunctionDecl* k) const;
+  // An instantiation nobody launches while others of its template are launched with other
+  // non-type template arguments (`k<T, 32, 8>` only instantiated explicitly, `k<T, 64, 4>` launched
+  // with dim3(64, 4)): their shapes are not its shape. Instantiations that differ only in types
+  // share the launched ones' shapes (a type the build leaves out, `__nv_bfloat16` without its macro).
+  bool otherInstantiationsOnly(const clang::FunctionDecl* k) const;
+  bool notLaunched(const clang::FunctionDecl* k) const { return onlyDead(k) || otherInstantiationsOnly(k); }
+  // The launched instantiations of each kernel template (by its templated declaration).
+  std::map<const clang::FunctionDecl*, std::vector<const clang::FunctionDecl*>> launchedSpecs_;
   std::set<const clang::FunctionDecl*> deadLaunched_, liveLaunched_;
   // Allocation sizes and prefix sums of flags of the buffers each launch passes (launch_buffers.cpp).
   void readBufferFacts(clang::ASTContext& ctx, const launch_detail::HostCalls& calls);
