@@ -189,6 +189,7 @@ struct CopyCall {
   std::string fn;
   bool async;
   std::vector<const Expr*> hostArgs;  // candidate host pointers by the copy kind
+  const Expr* src = nullptr;          // the source argument (host to device when a host pointer)
 };
 
 // cudaMemcpy3D(&p): the pointers and the kind are fields of a cudaMemcpy3DParms set earlier in the
@@ -234,6 +235,7 @@ bool describeCopy3D(ASTContext& ctx, const CallExpr* call, CopyCall& cc) {
   f.v = parms;
   f.ctx = &ctx;
   f.TraverseStmt(fn->getBody());
+  cc.src = f.src;
   if (f.kind == 1 && f.src) cc.hostArgs = {f.src};
   else if (f.kind == 2 && f.dst) cc.hostArgs = {f.dst};
   else if (f.kind == 4) {
@@ -257,6 +259,7 @@ bool describeCopy(ASTContext& ctx, const CallExpr* call, CopyCall& cc) {
   Expr::EvalResult r;
   int64_t kind = 4;
   if (call->getArg(kindIdx)->EvaluateAsInt(r, ctx)) kind = r.Val.getInt().getExtValue();
+  cc.src = call->getArg(src);
   if (kind == 1) cc.hostArgs = {call->getArg(src)};
   else if (kind == 2) cc.hostArgs = {call->getArg(dst)};
   else if (kind == 4) cc.hostArgs = {call->getArg(src), call->getArg(dst)};
@@ -302,6 +305,25 @@ std::optional<int64_t> nestTrips(ASTContext& ctx, const Stmt* loop) {
   return trips;
 }
 
+// The bytes a 1-D copy moves, when a compile-time value.
+std::optional<int64_t> copyBytes(ASTContext& ctx, const CopyCall& cc) {
+  if (cc.fn == "cudaMemcpy" || cc.fn == "cudaMemcpyAsync") return host::constInt(ctx, cc.call->getArg(2));
+  return std::nullopt;
+}
+
+// Whether `host` is the copy's source: host to device.
+bool isHostToDevice(const CopyCall& cc, const Expr* host) { return cc.src && strip(cc.src) == strip(host); }
+
+// cudaMemcpyAsync from pageable memory behind a busy stream (kernels/pageable.cu's async rows,
+// docs/measurements-data/pageable-async-h200.txt, H200, 2026-11-29, medians of 9, two runs): host to
+// device, the host spent 0.003 ms in the call for 96 B and 4 KiB, 0.014 ms for 64 KiB, 0.06-0.07 ms
+// for 1 MiB (returned at once, staged) and 6.3 ms for 16 MiB (waited for a 5 ms kernel); device to
+// host, 5.06-5.16 ms at every size up to 1 MiB; from or to pinned memory 0.002 ms.
+constexpr int64_t kAsyncH2DReturnsAtOnce = int64_t(1) << 20;
+constexpr const char* kAsyncH2D16MiBMs = "6.3";
+constexpr const char* kAsyncD2HSmallMs = "5.06";
+constexpr const char* kAsyncPinnedMs = "0.002";
+
 }  // namespace
 
 void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) {
@@ -327,11 +349,22 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
       auto emit = [&](const Stmt* where, const Trace& t, bool viaHelper, const CallExpr* helperCall) {
         if (!rc.inLintedFile(where->getBeginLoc())) return;
         bool inLoop = viaHelper || loop;
+        const std::optional<int64_t> bytes = copyBytes(ctx, cc);
+        const bool h2d = isHostToDevice(cc, host);
         std::string msg;
-        if (cc.async && !inLoop)
-          msg = fmt::format("{} from pageable host memory '{}' ({}) is not asynchronous: the driver stages it through a "
-                            "pinned bounce buffer and the call returns only when the copy is done",
-                            cc.fn, t.name, t.how);
+        if (cc.async && !inLoop && h2d)
+          msg = fmt::format("{} from pageable host memory '{}' ({}){} is not asynchronous when large: the driver stages it "
+                            "through a pinned bounce buffer, and above about 1 MiB the call waits for the stream's "
+                            "earlier work and the copy (measured on H200: {} ms in the call for 16 MiB behind a 5 ms "
+                            "kernel, {} ms from pinned memory; 1 MiB and less returned at once){}",
+                            cc.fn, t.name, t.how, bytes ? fmt::format(", {},", byteText(static_cast<double>(*bytes))) : "",
+                            kAsyncH2D16MiBMs, kAsyncPinnedMs,
+                            bytes ? "" : "; possible: the size is not known here");
+        else if (cc.async && !inLoop)
+          msg = fmt::format("{} to pageable host memory '{}' ({}) is not asynchronous: the call waits for the stream's "
+                            "earlier work and the copy, whatever the size (measured on H200: {} ms in the call for 96 B "
+                            "behind a 5 ms kernel, {} ms to pinned memory)",
+                            cc.fn, t.name, t.how, kAsyncD2HSmallMs, kAsyncPinnedMs);
         else if (viaHelper)
           msg = fmt::format("call to '{}' in a loop copies pageable host memory '{}' ({}) with {} on every iteration: "
                             "each copy stages through a pinned bounce buffer at reduced bandwidth",
@@ -339,12 +372,12 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
         else
           msg = fmt::format("{} in a loop copies pageable host memory '{}' ({}) on every iteration: each copy stages "
                             "through a pinned bounce buffer at reduced bandwidth{}",
-                            cc.fn, t.name, t.how, cc.async ? ", and cudaMemcpyAsync becomes synchronous" : "");
+                            cc.fn, t.name, t.how,
+                            cc.async && !(h2d && bytes && *bytes <= kAsyncH2DReturnsAtOnce)
+                                ? ", and cudaMemcpyAsync waits for the stream and the copy" : "");
         Diagnostic d = rc.make(kInfo, rc.span(where), msg);
         // Batching helps many small copies only: one whose size is known and below the small-copy
         // threshold, repeated by a loop; a large copy gains from pinning alone.
-        std::optional<int64_t> bytes;
-        if (cc.fn == "cudaMemcpy" || cc.fn == "cudaMemcpyAsync") bytes = host::constInt(ctx, call->getArg(2));
         bool smallRepeated = inLoop && bytes && *bytes < UnbatchedMemcpyRule::kSmallBytes;
         d.measuredTag = pageableImpact(smallRepeated, bytes.has_value());
         // Setup and verification copies (once, or in a loop without device work) cost little; in a
@@ -353,9 +386,7 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
         HostSaving saving;
         if (bytes && *bytes > 0) {
           const double b = static_cast<double>(*bytes);
-          // The host pointer as the copy's source: host to device; else the faster device-to-host
-          // rate (the smaller saving).
-          const bool h2d = call->getNumArgs() > 1 && strip(call->getArg(1)) == strip(host);
+          // Host to device, else the faster device-to-host rate (the smaller saving).
           saving.ownRestUs = b / kPinnedBytesPerUs;
           saving.savedUs = b / (h2d ? kPageableH2DBytesPerUs : kPageableD2HBytesPerUs) - saving.ownRestUs;
           saving.what = fmt::format("pinning saves ~{} per {} copy", usText(saving.savedUs), byteText(b));
@@ -384,6 +415,12 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
       };
       if (tr.origin == Origin::Pageable && (loop || cc.async)) {
         if (!loop && cc.async && call->getNumArgs() > 4 && underCapture(ctx, call, call->getArg(4))) continue;
+        // An async host-to-device copy of at most 1 MiB returns at once, staged, without waiting
+        // for the stream (measured: kAsyncH2DReturnsAtOnce); once, it costs nothing pinning saves.
+        if (!loop && cc.async && isHostToDevice(cc, host)) {
+          auto b = copyBytes(ctx, cc);
+          if (b && *b <= kAsyncH2DReturnsAtOnce) continue;
+        }
         if (loop && (cc.fn == "cudaMemcpy" || cc.fn == "cudaMemcpyAsync")) {
           auto trips = nestTrips(ctx, loop);
           auto bytes = host::constInt(ctx, call->getArg(2));
@@ -401,6 +438,10 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
           const FunctionDecl* callee = hc->getDirectCallee();
           if (!callee || callee->getCanonicalDecl() != helper->getCanonicalDecl()) continue;
           if (!enclosingLoop(ctx, hc) && !loop && !cc.async) continue;
+          if (!enclosingLoop(ctx, hc) && !loop && cc.async && isHostToDevice(cc, host)) {
+            auto b = copyBytes(ctx, cc);
+            if (b && *b <= kAsyncH2DReturnsAtOnce) continue;  // returns at once (see above)
+          }
           Trace outer = traceHostPointer(ctx, hc->getArg(idx), hc);
           if (outer.name.empty()) outer.name = rc.text(hc->getArg(idx));
           if (outer.origin == Origin::Pageable) emit(hc, outer, true, hc);
