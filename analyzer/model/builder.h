@@ -167,6 +167,7 @@ class Builder : public LaneDomain {
   // ---- calls, intrinsics, cooperative groups (calls.cpp, intrinsics.cpp) ----
   void barrier(const clang::Expr* call, bool block, std::string name, bool grid = false);
   Value evalMemberCall(const clang::CXXMemberCallExpr* mce);
+  void forgetOutputs(const clang::FunctionDecl* fd, llvm::ArrayRef<const clang::Expr*> args, llvm::ArrayRef<Value> values);
   // A cooperative-groups method (member or static) on a group of kind `gk` and type `t`.
   Value groupMethod(GroupKind gk, clang::QualType t, const std::string& name, const clang::Expr* call, unsigned knownSize = 0);
   bool isSystem(const clang::Decl* d) const;

@@ -32,6 +32,10 @@ Value Builder::evalMemberCall(const clang::CXXMemberCallExpr* mce) {
   std::vector<Value> v;
   if (obj) v.push_back(eval(obj));
   for (const auto* a : mce->arguments()) v.push_back(eval(a));
+  // What it leaves in its reference and pointer arguments is not known (cub::BlockScan's
+  // ExclusiveSum(in, out): `out` is each thread's prefix, not what it held before).
+  forgetOutputs(md, llvm::ArrayRef<const clang::Expr*>(mce->getArgs(), mce->getNumArgs()),
+                llvm::ArrayRef<Value>(v).drop_front(obj ? 1 : 0));
   // CUB's block-wide collectives (BlockReduce, BlockScan, BlockRadixSort, BlockExchange, ...)
   // exchange values through their shared TempStorage with __syncthreads() inside: every thread of
   // the block calls them, and the call orders what comes before it against what comes after, as a
@@ -50,6 +54,25 @@ Value Builder::evalMemberCall(const clang::CXXMemberCallExpr* mce) {
     number(r, mix(0x43414c4cull, reinterpret_cast<uintptr_t>(md->getCanonicalDecl())), ops);  // "CALL"
   }
   return r;
+}
+
+// A function the model does not follow may write a per-thread array it gets a pointer to, or a
+// per-thread object or variable it gets a non-const reference to (a library call, a function whose
+// body Clang could not instantiate): no value is known there after it.
+void Builder::forgetOutputs(const clang::FunctionDecl* fd, llvm::ArrayRef<const clang::Expr*> args, llvm::ArrayRef<Value> values) {
+  for (const auto& a : values)
+    if (a.isPtr && a.space == MemSpace::Local) forgetLocal(a.base);
+  for (unsigned i = 0; fd && i < args.size() && i < fd->getNumParams(); ++i) {
+    clang::QualType pt = fd->getParamDecl(i)->getType();
+    if (!pt->isReferenceType() || pt.getNonReferenceType().isConstQualified()) continue;
+    const clang::Expr* a = strip(args[i]);
+    auto* uo = llvm::dyn_cast<clang::UnaryOperator>(a);
+    if (!llvm::isa<clang::DeclRefExpr>(a) && !(uo && uo->getOpcode() == clang::UO_Deref && llvm::isa<clang::CXXThisExpr>(strip(uo->getSubExpr()))))
+      continue;
+    LVal lv = evalLValue(a);
+    if (lv.kind == LVal::Var) writeVar(lv.var, unknown());
+    else if (lv.kind == LVal::Mem && lv.ptr.space == MemSpace::Local) forgetLocal(lv.ptr.base);
+  }
 }
 
 std::optional<Value> Builder::objectPtr(const clang::Expr* obj, bool arrow) {
@@ -310,21 +333,7 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
       }
       extIn.push_back(std::move(in));
     }
-  for (const auto& a : v)  // it may write a per-thread array it gets a pointer to
-    if (a.isPtr && a.space == MemSpace::Local) forgetLocal(a.base);
-  // ... or a per-thread object or variable it gets a non-const reference to (a function whose
-  // body Clang could not instantiate): no value known after it.
-  for (unsigned i = 0; fd && i < ce->getNumArgs() && i < fd->getNumParams(); ++i) {
-    clang::QualType pt = fd->getParamDecl(i)->getType();
-    if (!pt->isReferenceType() || pt.getNonReferenceType().isConstQualified()) continue;
-    const clang::Expr* a = strip(ce->getArg(i));
-    auto* uo = llvm::dyn_cast<clang::UnaryOperator>(a);
-    if (!llvm::isa<clang::DeclRefExpr>(a) && !(uo && uo->getOpcode() == clang::UO_Deref && llvm::isa<clang::CXXThisExpr>(strip(uo->getSubExpr()))))
-      continue;
-    LVal lv = evalLValue(a);
-    if (lv.kind == LVal::Var) writeVar(lv.var, unknown());
-    else if (lv.kind == LVal::Mem && lv.ptr.space == MemSpace::Local) forgetLocal(lv.ptr.base);
-  }
+  forgetOutputs(fd, llvm::ArrayRef<const clang::Expr*>(ce->getArgs(), ce->getNumArgs()), v);
   Value r = unknown();  // a library or undefined function: data only if its inputs are
   for (const auto& a : v) r.data = r.data || a.data, r.block = r.block || a.block;  // another block's inputs: another value
   if (external) {
