@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -320,14 +321,24 @@ bool normalizeLaunchChevrons(std::string& text) {
       pos += 2;
       continue;
     }
+    // Not an operator's name with template arguments (`friend ostream& operator << <>(...)`), and
+    // only a launch that closes with `>>` within the statement.
+    size_t b = pos;
+    while (b > 0 && blank(text[b - 1])) --b;
+    const bool opName = b >= 8 && text.compare(b - 8, 8, "operator") == 0 &&
+                        (b == 8 || !(std::isalnum(static_cast<unsigned char>(text[b - 9])) || text[b - 9] == '_'));
+    size_t close = text.find(">>", j + 1);
+    size_t end = text.find(';', j + 1);
+    if (opName || close == std::string::npos || (end != std::string::npos && end < close)) {
+      pos += 2;
+      continue;
+    }
     // Move the third '<' next to the first two; the blanks go after it.
     std::rotate(text.begin() + static_cast<long>(pos + 2), text.begin() + static_cast<long>(j),
                 text.begin() + static_cast<long>(j + 1));
     changed = true;
     // The closing `>> >` of the same launch: the first `>>` after it (within the statement).
-    size_t close = text.find(">>", pos + 3);
-    size_t end = text.find(';', pos + 3);
-    if (close != std::string::npos && (end == std::string::npos || close < end)) {
+    {
       size_t m = close + 2;
       while (m < text.size() && blank(text[m])) ++m;
       if (m > close + 2 && m < text.size() && text[m] == '>') {

@@ -454,6 +454,15 @@ TEST(Frontend, LaunchChevronsWrittenWithSpacesAreJoinedInPlace) {
   std::string tabs = "k<<\t<g, b>>\t>(x);";
   EXPECT_TRUE(normalizeLaunchChevrons(tabs));
   EXPECT_EQ(tabs, "k<<<\tg, b>>>\t(x);");
+  // An operator's name with template arguments is no launch (kaldi's friend declarations; nvcc and
+  // Clang accept them as written), nor is `<< <` without a closing `>>` in the statement.
+  std::string friends = "friend std::ostream& operator << <>(std::ostream&, const M<R>&);\n"
+                        "friend std::ostream& operator<< <R>(std::ostream&, const M<R>&);\n";
+  std::string friendsCopy = friends;
+  EXPECT_FALSE(normalizeLaunchChevrons(friends));
+  EXPECT_EQ(friends, friendsCopy);
+  std::string noClose = "x = a << <b>c;";  // not valid either way, but not a launch to join
+  EXPECT_FALSE(normalizeLaunchChevrons(noClose));
 }
 
 TEST(Frontend, IncludeScanAndIncluderSearch) {
