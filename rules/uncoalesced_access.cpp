@@ -21,6 +21,7 @@ struct Cost {
   unsigned distinct = 0;  // random accesses: lanes at addresses that may differ
   uint64_t tableBytes = 0;  // random accesses: the size of the array they index, when known
   bool random = false;
+  bool oneBase = false;  // not known, but a known distance from one value for every lane (Access::addrOff)
   double ratio = 1.0;  // ideal / sectors (reported)
   double judged = 1.0; // what the threshold applies to (a partial warp is judged as a full one)
 };
@@ -106,6 +107,9 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
               grouped += static_cast<unsigned>(std::unique(sec.begin(), sec.end()) - sec.begin());
             }
             c.sectors = std::min(c.sectors, grouped);
+            // One base for the whole warp (`rows[base + lane * 32]`, base loaded once per warp):
+            // the lanes' distances are known, so the access is judged by its stride, not as a gather.
+            if (groups.size() == 1) c.random = false, c.oneBase = true;
           }
         }
         // Addresses that move at most stepBound bytes from lane to lane (output positions from a
@@ -157,7 +161,14 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     std::string what = rc.text(a.expr);
     std::string msg;
     std::string fix;
-    if (c.random) {
+    if (c.random && a.stepBound > 0) {
+      // Positions from a prefix sum or a rank among voters, spread by a factor.
+      msg = fmt::format("data-dependent global {} '{}': neighbouring lanes' positions differ by 0 to {} elements (a "
+                        "rank or prefix sum, scaled), so a warp touches up to {} sectors for {} useful ({:.1f}% efficiency)",
+                        kind, what, a.stepBound / std::max<int64_t>(1, a.elemSize), c.sectors, c.ideal, 100.0 * c.ratio);
+      fix = "store the selected elements next to each other (the rank itself as the index), or stage them in shared "
+            "memory and write them out contiguously";
+    } else if (c.random) {
       msg = fmt::format("data-dependent (random) global {} '{}': the index comes from memory, so lanes of a warp "
                         "touch unrelated addresses, up to {} sectors for {} useful ({:.1f}% efficiency)",
                         kind, what, c.sectors, c.ideal, 100.0 * c.ratio);
@@ -173,12 +184,13 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       }
     } else {
       auto lanes = warpLanes(a.mask, c.warp);
+      auto addrOf = [&](unsigned t) { return c.oneBase ? a.addrOff[t] : a.addr[t]; };
       // Constant distance between adjacent threads of the same block row?
       bool constStride = false, first = true;
       int64_t stride = 0;
       for (size_t i = 1; i < lanes.size(); ++i) {
         if (m.ty(lanes[i]) != m.ty(lanes[i - 1]) || m.tz(lanes[i]) != m.tz(lanes[i - 1])) continue;
-        int64_t d = (a.addr[lanes[i]] - a.addr[lanes[i - 1]]) / static_cast<int64_t>(lanes[i] - lanes[i - 1]);
+        int64_t d = (addrOf(lanes[i]) - addrOf(lanes[i - 1])) / static_cast<int64_t>(lanes[i] - lanes[i - 1]);
         if (first) stride = d, constStride = true, first = false;
         else if (d != stride) constStride = false;
       }
@@ -188,6 +200,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       else if (constStride && stride % a.elemSize == 0) pattern = fmt::format("adjacent threads are {} elements apart", stride / a.elemSize);
       else if (constStride) pattern = fmt::format("adjacent threads are {} bytes apart for {}-byte accesses", stride, a.elemSize);
       else pattern = "the lanes' addresses are scattered";
+      if (c.oneBase) pattern += " from a base known only at run time";
       // A stride that is a run-time value (a parameter's stand-in): the figure holds for the value
       // assumed, so the finding is possible, with its assumption (precision sample s5: ggml im2col's
       // 'stride_x', an element stride that is 1 for contiguous inputs).
@@ -207,7 +220,8 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
     // How far apart a gather's lanes land is data the code does not give (sorted indices touch few
     // sectors, random ones many): a possible cost, said as a note, never a warning.
-    if (c.random) msg += "; possible: the figure assumes the indices in memory are scattered";
+    if (c.random && a.stepBound > 0) msg += "; possible: the figure assumes most lanes are selected";
+    else if (c.random) msg += "; possible: the figure assumes the indices in memory are scattered";
     Diagnostic d = rc.make(kInfo, rc.span(a.expr), msg);
     if (c.random) d.severity = Severity::Note;
     d.measuredTag = uncoalescedImpact(c.random, c.sectors, c.ideal, c.tableBytes);

@@ -121,6 +121,8 @@ class Builder : public LaneDomain {
   void keepAffine(clang::BinaryOperatorKind op, const Value& a, const Value& b, Value& r) const;
   template <typename F>
   void mapAffine(const Value& x, Value& r, F f) const;
+  void keepStepBound(clang::BinaryOperatorKind op, const Value& a, const Value& b, Value& r) const;
+  bool sameInEachWarp(const Value& x) const;
   Value groupReduced(const clang::Expr* call, const Value& v, unsigned size) const;
   Value voted(const std::string& name, const Value& pred) const;
   Value shuffled(const std::string& name, const std::vector<Value>& args, const clang::Expr* call = nullptr) const;

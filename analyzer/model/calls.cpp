@@ -291,6 +291,46 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     }
     return r;
   }
+  // __popc(x): the count when x is known. A warp's vote masked by the lanes below this one
+  // (`__popc(ballot & lanemask_lt)`, a lane's rank among the warp's voters: stream compaction) is
+  // not known, but neighbouring lanes' ranks differ by 0 or 1, and it is at most 32.
+  if ((name == "__popc" || name == "__popcll") && ce->getNumArgs() == 1) {
+    const clang::Expr* arg = strip(ce->getArg(0));
+    Value lhs, rhs, x;
+    auto* bo = llvm::dyn_cast<clang::BinaryOperator>(arg);
+    const bool masked = bo && bo->getOpcode() == clang::BO_And;
+    if (masked) {
+      lhs = eval(bo->getLHS()), rhs = eval(bo->getRHS());
+      x = arith(clang::BO_And, lhs, rhs, bo->getType(), bo->getLHS(), bo->getRHS());
+    } else {
+      x = eval(arg);
+    }
+    const bool wide = name == "__popcll";
+    if (x.known && !x.symbolic) {
+      Value r = constant(0);
+      for (unsigned t = 0; t < N_; ++t)
+        r.v[t] = wide ? __builtin_popcountll(static_cast<uint64_t>(x.v[t])) : __builtin_popcount(static_cast<uint32_t>(x.v[t]));
+      return r;
+    }
+    Value r = unknown();
+    r.data = x.data, r.block = x.block;
+    if (fd) number(r, mix(0x43414c4cull, reinterpret_cast<uintptr_t>(fd->getCanonicalDecl())), {&x});  // "CALL"
+    auto lanesBelow = [&](const Value& m) {  // lanemask_lt or lanemask_le, per lane
+      if (!m.known || m.symbolic) return false;
+      bool lt = true, le = true;
+      for (unsigned t = 0; t < N_; ++t) {
+        if (!active_[t]) continue;
+        const uint32_t lane = t % 32, below = lane ? (uint32_t(1) << lane) - 1 : 0u, v = static_cast<uint32_t>(m.v[t]);
+        lt = lt && v == below;
+        le = le && v == (below | (uint32_t(1) << lane));
+      }
+      return lt || le;
+    };
+    if (!wide && masked && ((lanesBelow(lhs) && sameInEachWarp(rhs)) || (lanesBelow(rhs) && sameInEachWarp(lhs))))
+      r.stepBound = 1;
+    r.hasHi = true, r.hi = wide ? 64 : 32;
+    return r;
+  }
   if ((name == "__mul24" || name == "__umul24") && ce->getNumArgs() == 2) {
     auto v = args();
     return arith(clang::BO_Mul, v[0], v[1], ce->getType(), ce->getArg(0), ce->getArg(1));

@@ -99,6 +99,40 @@ void Builder::keepAffine(clang::BinaryOperatorKind op, const Value& a, const Val
 // A pointer not known per thread (a data-dependent index): numbered per thread from the pointer it
 // moves and the index's number, so threads with equal numbers point at one address (a warp whose
 // lanes all load `key[item]` for one item, then index with it).
+// Whether every active lane of each warp holds the same value (known, or numbered alike).
+bool Builder::sameInEachWarp(const Value& x) const {
+  if (x.isPtr) return false;
+  for (unsigned w = 0; w * 32 < N_; ++w) {
+    int first = -1;
+    for (unsigned t = w * 32; t < std::min(N_, w * 32 + 32); ++t) {
+      if (!active_[t]) continue;
+      if (!x.known && laneNumber(x, t) == 0) return false;
+      if (first < 0) {
+        first = static_cast<int>(t);
+        continue;
+      }
+      const unsigned f = static_cast<unsigned>(first);
+      if (x.known ? x.v[t] != x.v[f] : laneNumber(x, t) != laneNumber(x, f)) return false;
+    }
+  }
+  return true;
+}
+
+// `rank + k`, `rank - k`, `k + rank` with k the same for a warp's lanes, `rank * c` with c a
+// constant: neighbouring lanes still differ by at most the rank's bound (scaled by c).
+void Builder::keepStepBound(clang::BinaryOperatorKind op, const Value& a, const Value& b, Value& r) const {
+  using BO = clang::BinaryOperatorKind;
+  r.stepBound = 0;
+  if (r.known || a.isPtr || b.isPtr) return;
+  const Value* x = a.stepBound ? &a : b.stepBound && op != BO::BO_Sub ? &b : nullptr;
+  if (!x) return;
+  const Value& k = x == &a ? b : a;
+  if (k.stepBound) return;
+  if ((op == BO::BO_Add || op == BO::BO_Sub) && sameInEachWarp(k)) r.stepBound = x->stepBound;
+  else if (op == BO::BO_Mul && k.known && !varying(k) && !k.symbolic)
+    r.stepBound = x->stepBound * (k.v[0] < 0 ? -k.v[0] : k.v[0]);
+}
+
 void Builder::numberAddress(Value& r, const Value& ptr, const Value& idx) const {
   r.tag.clear();
   r.affBase.clear(), r.affOff.clear();
@@ -188,6 +222,7 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
     number(r, mix(0x42494eull ^ static_cast<uint64_t>(op), reinterpret_cast<uintptr_t>(type.getCanonicalType().getAsOpaquePtr())),
            {&a, &b}, commutative);  // "BIN": the operator and the type it computes in
     keepAffine(op, a, b, r);
+    keepStepBound(op, a, b, r);
     return r;
   }
   bool compareUnsigned = lhsE && lhsE->getType()->isUnsignedIntegerOrEnumerationType();
@@ -202,8 +237,14 @@ std::string Builder::text(const clang::Expr* e) const {
   auto& sm = ctx_.getSourceManager();
   auto range = clang::CharSourceRange::getTokenRange(sm.getExpansionRange(e->getSourceRange()).getAsRange());
   std::string s = clang::Lexer::getSourceText(range, sm, ctx_.getLangOpts()).str();
-  if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return s;
+  std::string out;  // on one line, blanks collapsed (a CRLF file's carriage returns too)
+  for (char c : s) {
+    if (c == '\n' || c == '\t' || c == '\r') c = ' ';
+    if (c == ' ' && !out.empty() && out.back() == ' ') continue;
+    out.push_back(c);
+  }
+  if (out.size() > 40) out = out.substr(0, 37) + "...";
+  return out;
 }
 
 // A stride as the source's own variables: the text as written, or for an operand that comes

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <regex>
 
 namespace gpuopt::model_detail {
 
@@ -244,8 +245,9 @@ void Builder::walk(const clang::Stmt* s) {
 
 // Inline PTX (`asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x))`): each output is unknown, but
 // numbered from the instruction text and the inputs' numbers, so threads running it on equal inputs
-// hold equal outputs. Not for text reading special registers (`%%laneid`, `%%clock`: per thread or
-// per moment) or touching memory (`ld`, `st`, `atom`, a "memory" clobber): those outputs get no
+// hold equal outputs. A read of the lane, a lane mask or a thread, block or size register is its
+// value (below). Not for other text reading special registers (`%%clock`, `%%warpid`: per moment, per
+// hardware slot) or touching memory (`ld`, `st`, `atom`, a "memory" clobber): those outputs get no
 // number.
 void Builder::walkAsm(const clang::GCCAsmStmt* as) {
   std::vector<Value> ins;
@@ -276,6 +278,40 @@ void Builder::walkAsm(const clang::GCCAsmStmt* as) {
         writeLVal(evalLValue(as->getOutputExpr(0)), r);
         return;
       }
+  }
+  // A special register read into a variable (`mov.u32 %0, %%laneid;`, a library's lane_id()): the
+  // lane, a lane mask, the thread's or block's index or the block's size, as the built-ins give them.
+  if (as->getNumOutputs() == 1 && ins.empty()) {
+    static const std::regex kSpecial(R"(^\s*mov\.(u32|s32|b32)\s+%0\s*,\s*%%(laneid|lanemask_(lt|le|eq|gt|ge)|n?tid\.[xyz]|ctaid\.[xyz])\s*;?\s*$)");
+    std::smatch m;
+    if (std::regex_match(text, m, kSpecial)) {
+      const std::string reg = m[2].str();
+      const clang::Expr* out = as->getOutputExpr(0);
+      const bool signed32 = out->getType()->isSignedIntegerType() && ctx_.getTypeSize(out->getType()) == 32;
+      Value r = constant(0);
+      const int axis = reg.back() - 'x';
+      if (reg.rfind("ctaid.", 0) == 0) {
+        r = blockIndex(axis);
+      } else if (reg.rfind("ntid.", 0) == 0) {
+        r = constant(axis == 0 ? m_.bx_ : axis == 1 ? m_.by_ : m_.bz_);
+      } else if (reg.rfind("tid.", 0) == 0) {
+        m_.threadAxes_[axis] = true;
+        for (unsigned t = 0; t < N_; ++t) r.v[t] = axis == 0 ? m_.tx(t) : axis == 1 ? m_.ty(t) : m_.tz(t);
+      } else {
+        for (unsigned t = 0; t < N_; ++t) {
+          const uint32_t lane = t % 32, below = lane ? (uint32_t(1) << lane) - 1 : 0u, bit = uint32_t(1) << lane;
+          uint32_t x = lane;
+          if (reg == "lanemask_lt") x = below;
+          else if (reg == "lanemask_le") x = below | bit;
+          else if (reg == "lanemask_eq") x = bit;
+          else if (reg == "lanemask_gt") x = ~(below | bit);
+          else if (reg == "lanemask_ge") x = ~below;
+          r.v[t] = signed32 ? static_cast<int64_t>(static_cast<int32_t>(x)) : static_cast<int64_t>(x);
+        }
+      }
+      writeLVal(evalLValue(out), r);
+      return;
+    }
   }
   std::vector<const Value*> ops;
   for (const auto& v : ins) ops.push_back(&v);
