@@ -120,11 +120,53 @@ bool canRepeat(ASTContext& ctx, const Stmt* loop) {
   return !cond->EvaluateAsBooleanCondition(value, ctx) || value;
 }
 
+bool cappedRetry(ASTContext& ctx, const Stmt* loop) {
+  const Expr* cond = nullptr;
+  const Stmt* body = loopBody(loop);
+  if (auto* d = dyn_cast<DoStmt>(loop)) cond = d->getCond();
+  else if (auto* w = dyn_cast<WhileStmt>(loop)) cond = w->getCond();
+  else if (auto* f = dyn_cast<ForStmt>(loop)) cond = f->getCond();
+  if (!cond || !body || cond->isValueDependent()) return false;
+  // The conjuncts of the condition.
+  llvm::SmallVector<const Expr*, 4> terms, todo{cond};
+  while (!todo.empty()) {
+    const Expr* e = todo.pop_back_val()->IgnoreParenImpCasts();
+    if (auto* b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == BO_LAnd) {
+      todo.push_back(b->getLHS());
+      todo.push_back(b->getRHS());
+    } else {
+      terms.push_back(e);
+    }
+  }
+  const VarDecl* flag = nullptr;
+  bool capped = false;
+  for (const Expr* t : terms) {
+    if (auto* u = dyn_cast<UnaryOperator>(t); u && u->getOpcode() == UO_LNot)
+      if (auto* r = dyn_cast<DeclRefExpr>(u->getSubExpr()->IgnoreParenImpCasts()))
+        if (auto* v = dyn_cast<VarDecl>(r->getDecl()); v && v->getType()->isBooleanType()) flag = v;
+    if (auto* b = dyn_cast<BinaryOperator>(t); b && (b->getOpcode() == BO_LT || b->getOpcode() == BO_LE))
+      if (auto n = constInt(ctx, b->getRHS()); n && *n >= 0 && *n <= 16 && !constInt(ctx, b->getLHS())) capped = true;
+  }
+  if (!flag || !capped) return false;
+  struct Sets : RecursiveASTVisitor<Sets> {
+    const VarDecl* v = nullptr;
+    bool found = false;
+    bool VisitBinaryOperator(BinaryOperator* b) {
+      if (b->isAssignmentOp())
+        if (auto* r = dyn_cast<DeclRefExpr>(b->getLHS()->IgnoreParenImpCasts()); r && r->getDecl() == v) found = true;
+      return !found;
+    }
+  } sets;
+  sets.v = flag;
+  sets.TraverseStmt(const_cast<Stmt*>(body));
+  return sets.found;
+}
+
 const Stmt* enclosingLoop(ASTContext& ctx, const Stmt* s) {
   DynTypedNodeList parents = ctx.getParents(*s);
   while (!parents.empty()) {
     if (auto* st = parents[0].get<Stmt>()) {
-      if (isLoop(st) && canRepeat(ctx, st)) return st;
+      if (isLoop(st) && canRepeat(ctx, st) && !cappedRetry(ctx, st)) return st;
       if (isa<LambdaExpr>(st)) return nullptr;
       parents = ctx.getParents(*st);
     } else if (parents[0].get<FunctionDecl>() || parents[0].get<LambdaExpr>()) {

@@ -32,7 +32,12 @@ const clang::Stmt* loopBody(const clang::Stmt* loop);
 // Whether a loop can run its body more than once: `do { ... } while (0)` (the error-check macro
 // idiom, CHECK(cudaMemcpy(...))) runs it once; a loop whose condition is constant false, never.
 bool canRepeat(clang::ASTContext& ctx, const clang::Stmt* loop);
-// The innermost loop around `s` inside its function that can run more than once, or null.
+// Whether a loop is a capped retry: its condition is `!done && attempt < N` (N a constant of at most
+// 16, the conjuncts in any order) and its body sets `done`. It normally runs once (AMGX's "double
+// the workspace and try again" loops); host rules treat its body as straight code.
+bool cappedRetry(clang::ASTContext& ctx, const clang::Stmt* loop);
+// The innermost loop around `s` inside its function that can run more than once and is not a
+// capped retry, or null.
 const clang::Stmt* enclosingLoop(clang::ASTContext& ctx, const clang::Stmt* s);
 // Whether `s` runs only under a condition inside `loop` (then/else of an `if`, a `case`, one arm
 // of `?:` or the right side of `&&`/`||`); the condition of an `if` itself runs every time.
