@@ -82,6 +82,13 @@ std::string possibleGuardsText(const Access& a, const Access& b) {
   lines.insert(b.guards.begin(), b.guards.end());
   std::string list;
   for (unsigned l : lines) list += (list.empty() ? "" : ", ") + std::to_string(l);
+  if (lines.empty()) {  // no guard: an address from a parameter's stand-in value
+    const Access& dep = b.paramAddr || !a.paramAddr ? b : a;
+    std::string what = dep.paramSrc ? fmt::format("'{}'", dep.paramSrc->getNameAsString()) : std::string("a parameter");
+    return fmt::format(" (the address depends on {}, a value known only at run time: for other values the two may "
+                       "not meet)",
+                       what);
+  }
   bool one = lines.size() == 1;
   return fmt::format(" (under the condition{} at line{} {}, which depend{} on data: if {} never hold{} for both "
                      "threads at once, there is no race)",

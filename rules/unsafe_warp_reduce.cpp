@@ -80,6 +80,12 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
                         "__syncwarp() between, so which value stays depends on the order the lanes run in, which is not "
                         "fixed since Volta's independent thread scheduling ({})",
                         buffer, pair);
+    else if (g.syncwarp && !g.allVolatile)  // a __syncwarp() per step, none between a step's read and write
+      msg = fmt::format("unsafe warp-synchronous reduction on shared '{}': a __syncwarp() ends each step, but within "
+                        "a step lanes read words that other lanes write, with no __syncwarp() between the read and "
+                        "the write; the lanes are not in lockstep since Volta's independent thread scheduling, so a "
+                        "read may see the word before or after its update ({})",
+                        buffer, pair);
     else if (!g.allVolatile && g.anyVolatile)
       msg = fmt::format("unsafe warp-synchronous reduction on shared '{}': some of the racing accesses are volatile "
                         "and some are not, and there is no __syncwarp(): the plain ones may stay in registers, and "
