@@ -176,10 +176,10 @@ std::string RuleContext::text(clang::SourceRange r) const {
   auto cr = clang::CharSourceRange::getTokenRange(sm().getExpansionRange(r).getAsRange());
   std::string t = clang::Lexer::getSourceText(cr, sm(), ctx_.getLangOpts()).str();
   std::replace(t.begin(), t.end(), '\n', ' ');
-  // Collapse runs of spaces.
+  // Collapse runs of spaces (a CRLF file's carriage returns and tabs are spaces too).
   std::string out;
   for (char c : t) {
-    if (c == '\t') c = ' ';
+    if (c == '\t' || c == '\r' || c == '\v' || c == '\f') c = ' ';
     if (c == ' ' && !out.empty() && out.back() == ' ') continue;
     out.push_back(c);
   }

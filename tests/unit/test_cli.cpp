@@ -652,3 +652,20 @@ TEST(Cli, WhatNvccAcceptsOnlyInATemplateIsANoteAndTheRestStaysAnError) {
   EXPECT_EQ(severityAt[6], "error") << rejected.out;
   EXPECT_EQ(severityAt[10], "error") << rejected.out;
 }
+
+// A file with CRLF line endings: an expression written over two lines is quoted on one line, with
+// no carriage return in the message (AMGX's common_selector.h).
+TEST(Cli, QuotedSourceFromACrlfFileHasNoCarriageReturns) {
+  std::string d = tempDir("crlf");
+  writeFile(d + "/crlf.cu",
+            "__global__ void k(float* o, const float* a) {\r\n"
+            "  int i = threadIdx.x;\r\n"
+            "  o[i] = a[32 *\r\n"
+            "           i];\r\n"
+            "}\r\n"
+            "void run(float* o, const float* a) { k<<<1, 32>>>(o, a); }\r\n");
+  auto r = runLint("--format json crlf.cu", d);
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("a[32 * i]"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\\r"), std::string::npos) << r.out;
+}
