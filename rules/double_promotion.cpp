@@ -80,6 +80,7 @@ struct Visitor : clang::RecursiveASTVisitor<Visitor> {
   // it is converted back to float (the double was not wanted), with `depth` the operators crossed.
   bool backToFloat(const clang::Expr* e, unsigned& depth) {
     depth = 0;
+    viaCall.clear();
     while (const clang::Expr* p = parentExpr(e)) {
       if (llvm::isa<clang::ParenExpr>(p)) { e = p; continue; }
       if (auto* ice = llvm::dyn_cast<clang::ImplicitCastExpr>(p))
@@ -91,9 +92,30 @@ struct Visitor : clang::RecursiveASTVisitor<Visitor> {
       }
       if (auto* cao = llvm::dyn_cast<clang::CompoundAssignOperator>(p))
         return isFloat(cao->getLHS()->getType()) && cao->getRHS()->IgnoreParens() == e->IgnoreParens();
+      // A double math function of the library (`exp(2.0 * x)` narrowed into a float): the
+      // function runs in double too, and its result is narrowed as well (kaldi's _tanh).
+      if (auto* call = llvm::dyn_cast<clang::CallExpr>(p); call && isDouble(call->getType()))
+        if (const clang::FunctionDecl* f = call->getDirectCallee(); f && isDoubleMath(f)) {
+          ++depth;
+          viaCall = f->getNameAsString();
+          e = p;
+          continue;
+        }
       return false;
     }
     return false;
+  }
+  // The last double math function a promotion's result went through (backToFloat), or empty.
+  std::string viaCall;
+  static bool isDoubleMath(const clang::FunctionDecl* f) {
+    static const std::set<std::string> names = {"exp",  "exp2", "exp10", "expm1", "log",  "log2", "log10", "log1p",
+                                                "pow",  "sqrt", "cbrt",  "rsqrt", "sin",  "cos",  "tan",   "sinh",
+                                                "cosh", "tanh", "asin",  "acos",  "atan", "atan2", "erf",  "erfc",
+                                                "hypot", "fmod"};
+    if (!f->getIdentifier() || !names.count(f->getName().str())) return false;
+    for (const auto* prm : f->parameters())
+      if (!prm->getType()->isSpecificBuiltinType(clang::BuiltinType::Double)) return false;
+    return f->getNumParams() > 0;
   }
 
   // The promotions found, reported after the traversal with their cost in their function.
@@ -104,13 +126,14 @@ struct Visitor : clang::RecursiveASTVisitor<Visitor> {
     bool compound;
     unsigned depth;  // double operators above the first one before the result is narrowed
     const clang::FunctionDecl* fn;
+    std::string viaCall;  // a double math function the result goes through (`exp`), or empty
   };
   std::vector<Found> found;
   void report(const clang::Expr* op, const clang::FloatingLiteral* lit, const clang::Expr* floatSide, bool compound,
               unsigned depth = 0) {
     if (!rc.inLintedFile(lit->getBeginLoc())) return;
     if (!seen.insert(lit->getBeginLoc().getRawEncoding()).second) return;
-    found.push_back({op, lit, floatSide, compound, depth, fn});
+    found.push_back({op, lit, floatSide, compound, depth, fn, viaCall});
   }
 
   void emit(const Found& f, double impact, const std::string& impactText) {
@@ -140,7 +163,9 @@ struct Visitor : clang::RecursiveASTVisitor<Visitor> {
         "'{}' is a double literal, so the float '{}' is converted to double and the {} runs in double precision "
         "({}{}); the result is rounded back to float anyway",
         text, rc.text(floatSide), compound ? "update" : "operation",
-        exactInFloat(lit) ? std::string("the literal is exact in float, but the double result feeds more double "
+        !f.viaCall.empty() ? fmt::format("and the double result goes through '{}', the double-precision function, "
+                                         "whose result is narrowed too", f.viaCall)
+        : exactInFloat(lit) ? std::string("the literal is exact in float, but the double result feeds more double "
                                         "arithmetic, so the compiler keeps it in double")
                           : std::string("the literal is not exact in float, so the compiler must keep the double operation"),
         fn ? fmt::format(" in '{}'", fn->getNameAsString()) : "");
