@@ -96,6 +96,37 @@ bool edgeCase(const Branch& b, const KernelModel& m, bool& takenSide) {
   }
   return count > 0 && allEdges;
 }
+// Sequential addressing inside groups of lanes: in every divergent warp the lanes taking the branch
+// are the first k of each aligned group of G lanes (`if (tid % 4 < s)` for a 4-lane row reduction,
+// `if (threadIdx.x < s)` in a 16-wide block). Returns the smallest such G (the same in every
+// divergent warp), or 0. The caller asks for one G in every iteration of the loop: with sequential
+// addressing the group stays and k halves; with interleaved addressing (`tid % (2 * s) == 0`) the
+// period doubles, so it is still reported.
+unsigned groupedPrefix(const Branch& b) {
+  unsigned found = 0;
+  for (unsigned w = 0; w * 32 < b.active.size(); ++w) {
+    const unsigned first = w * 32, last = std::min<unsigned>(static_cast<unsigned>(std::min(b.active.size(), b.path.size())), w * 32 + 32);
+    int side = -1;
+    bool uniform = true;
+    for (unsigned t = first; t < last; ++t)
+      if (b.active[t]) {
+        if (side < 0) side = b.path[t];
+        else uniform = uniform && static_cast<int>(b.path[t]) == side;
+      }
+    if (uniform) continue;  // no lane active, or all on one side
+    unsigned fitG = 0;
+    for (unsigned g = 2; g <= 32 && !fitG; g *= 2)
+      for (unsigned k = 1; k < g && !fitG; ++k) {
+        bool fits = true;
+        for (unsigned t = first; t < last && fits; ++t)
+          if (b.active[t]) fits = (b.path[t] == 1) == ((t - first) % g < k);
+        if (fits) fitG = g;
+      }
+    if (!fitG || (found && fitG != found)) return 0;
+    found = fitG;
+  }
+  return found;
+}
 }  // namespace
 
 void DivergentBranchRule::checkKernel(const KernelModel& m, RuleContext& rc) {
@@ -141,6 +172,18 @@ void DivergentBranchRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       continue;
     // Inside a loop, divergence confined to one warp in the last iterations is the usual reduction tail.
     if ((b.inLoop || repeats(b)) && maxDiv <= 1 && !b.elseWork) continue;
+    // ... and so is one inside groups of lanes (a row per group), in every warp.
+    if (b.inLoop && !repeats(b) && !b.elseWork && best->paths <= 2) {
+      unsigned group = 0;
+      bool same = true;
+      for (const Split& x : splits) {
+        if (x.divergentWarps == 0) continue;
+        const unsigned g = groupedPrefix(*x.b);
+        same = same && g && (!group || g == group);
+        group = g;
+      }
+      if (same && group) continue;
+    }
     std::string where;
     if (best->divergentWarps == best->activeWarps && best->activeWarps > 1) where = "in every warp";
     else if (best->divergentWarps == 1) where = fmt::format("in warp {}", best->firstWarp);
