@@ -291,6 +291,46 @@ bool underCapture(ASTContext& ctx, const CallExpr* copy, const Expr* stream) {
   return begun && ended;
 }
 
+// Whether the statements right after the copy's, in its block, wait for the device before anything
+// else runs: only more copies or memsets, then cudaStreamSynchronize / cudaDeviceSynchronize (kaldi's
+// constructors upload a few tables with cudaMemcpyAsync and synchronize at once). An async copy the
+// program waits for anyway loses no overlap.
+bool syncedRightAfter(ASTContext& ctx, const CallExpr* copy) {
+  const Stmt* child = copy;
+  const CompoundStmt* block = nullptr;
+  for (int depth = 0; depth < 16 && !block; ++depth) {
+    auto parents = ctx.getParents(*child);
+    if (parents.empty()) return false;
+    const Stmt* p = parents[0].get<Stmt>();
+    if (!p) return false;
+    if ((block = dyn_cast<CompoundStmt>(p))) break;
+    child = p;
+  }
+  if (!block) return false;
+  bool after = false;
+  for (const Stmt* st : block->body()) {
+    if (st == child) {
+      after = true;
+      continue;
+    }
+    if (!after) continue;
+    bool copyOnly = false, syncs = false, other = false;
+    auto calls = match(findAll(expr(anyOf(callExpr().bind("c"), cudaKernelCallExpr().bind("k")))), *st, ctx);
+    for (const auto& n : calls) {
+      if (n.getNodeAs<CUDAKernelCallExpr>("k")) {
+        other = true;
+        continue;
+      }
+      std::string name = calleeName(n.getNodeAs<CallExpr>("c"));
+      if (name == "cudaStreamSynchronize" || name == "cudaDeviceSynchronize") syncs = true;
+      else if (name.rfind("cudaMemcpy", 0) == 0 || name.rfind("cudaMemset", 0) == 0) copyOnly = true;
+    }
+    if (syncs) return true;
+    if (!copyOnly || other) return false;
+  }
+  return false;
+}
+
 // How many copies a loop nest makes at most: the product of every enclosing loop's constant trip
 // count, or nothing when one of them is not a compile-time value.
 std::optional<int64_t> nestTrips(ASTContext& ctx, const Stmt* loop) {
@@ -415,6 +455,7 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
       };
       if (tr.origin == Origin::Pageable && (loop || cc.async)) {
         if (!loop && cc.async && call->getNumArgs() > 4 && underCapture(ctx, call, call->getArg(4))) continue;
+        if (!loop && cc.async && syncedRightAfter(ctx, call)) continue;  // waited for anyway
         // An async host-to-device copy of at most 1 MiB returns at once, staged, without waiting
         // for the stream (measured: kAsyncH2DReturnsAtOnce); once, it costs nothing pinning saves.
         if (!loop && cc.async && isHostToDevice(cc, host)) {
