@@ -297,7 +297,8 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
   if ((name == "__popc" || name == "__popcll") && ce->getNumArgs() == 1) {
     const clang::Expr* arg = strip(ce->getArg(0));
     Value lhs, rhs, x;
-    auto* bo = llvm::dyn_cast<clang::BinaryOperator>(arg);
+    // Through the conversion to unsigned (`int vote; __popc(vote & mask)`).
+    auto* bo = llvm::dyn_cast<clang::BinaryOperator>(ce->getArg(0)->IgnoreParenImpCasts());
     const bool masked = bo && bo->getOpcode() == clang::BO_And;
     if (masked) {
       lhs = eval(bo->getLHS()), rhs = eval(bo->getRHS());

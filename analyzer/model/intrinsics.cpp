@@ -124,7 +124,12 @@ Value Builder::voted(const std::string& name, const Value& pred) const {
       ok = x != 0;
       n = mix(n, x);
     }
-    if (!ok) continue;
+    // Predicates with no number: still one result for every lane of the warp (a vote is), a
+    // number of its own per call and warp, taken to differ between blocks.
+    if (!ok) {
+      n = mix(mix(what, 0x46524553480000ull + seq_), w);  // "FRESH": this call, this warp
+      r.block = true;
+    }
     for (unsigned l = 0; l < 32 && w * 32 + l < N_; ++l)
       if (active_[w * 32 + l]) tag[w * 32 + l] = n, some = true;
   }
