@@ -499,6 +499,48 @@ bool nvccAcceptsInContext(clang::ASTContext& ctx, clang::SourceLocation loc, boo
   return false;
 }
 
+bool nvccFindsMemberTemplate(clang::ASTContext& ctx, clang::SourceLocation loc) {
+  auto& sm = ctx.getSourceManager();
+  if (loc.isInvalid()) return false;
+  const clang::SourceLocation at = sm.getExpansionLoc(loc);
+  // The dependent name written at loc, `Q::f`, and its qualifier's type, in a template's pattern.
+  // Member access (`obj.f<4>()`, `p->f<4>()` on an object of a dependent type other than the class
+  // being defined, which Clang accepts): nvcc 13 rejects it too, whatever the object's type.
+  struct Find : clang::RecursiveASTVisitor<Find> {
+    clang::SourceManager& sm;
+    clang::SourceLocation at;
+    const clang::Type* owner = nullptr;
+    clang::DeclarationName name;
+    Find(clang::SourceManager& s, clang::SourceLocation l) : sm(s), at(l) {}
+    bool here(clang::SourceLocation l) const { return l.isValid() && sm.getExpansionLoc(l) == at; }
+    bool VisitDependentScopeDeclRefExpr(clang::DependentScopeDeclRefExpr* e) {
+      if (!owner && (here(e->getBeginLoc()) || here(e->getNameInfo().getLoc())))  // Clang points at the start
+        if (const clang::Type* t = e->getQualifier().getAsType()) owner = t, name = e->getDeclName();
+      return true;
+    }
+  } f(sm, at);
+  f.TraverseAST(ctx);
+  if (!f.owner || f.name.isEmpty()) return false;
+  // A specialization of a known class template (`Caster<A>`, `Ref<N>`) or the class being defined:
+  // EDG looks the name up in the template's definition and takes a member template as one. A
+  // template parameter (`R::f<4>()`, `r.get<4>()` with `R const& r`) it cannot look into: nvcc 13
+  // rejects those too ("expected an expression").
+  const clang::CXXRecordDecl* rd = nullptr;
+  const clang::Type* t = f.owner->getUnqualifiedDesugaredType();
+  if (const auto* ts = t->getAs<clang::TemplateSpecializationType>()) {
+    if (const auto* td = llvm::dyn_cast_or_null<clang::ClassTemplateDecl>(ts->getTemplateName().getAsTemplateDecl()))
+      rd = td->getTemplatedDecl();
+  } else if (const auto* inj = t->getAs<clang::InjectedClassNameType>()) {
+    rd = inj->getDecl();
+  } else {
+    rd = t->getAsCXXRecordDecl();
+  }
+  if (!rd || !rd->hasDefinition()) return false;
+  for (const clang::NamedDecl* d : rd->getDefinition()->lookup(f.name))
+    if (llvm::isa<clang::FunctionTemplateDecl>(d) || llvm::isa<clang::VarTemplateDecl>(d)) return true;
+  return false;
+}
+
 bool nvccOnlyWarnsAtSharedInit(clang::ASTContext& ctx, clang::SourceLocation loc) {
   struct Find : clang::RecursiveASTVisitor<Find> {
     clang::SourceManager& sm;

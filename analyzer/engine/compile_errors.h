@@ -93,6 +93,12 @@ extern const char* const kNvccAcceptsThisInConstantExpression;
 // function), or `this->m` in a constant expression (otherwise: EDG and GCC accept it when `m` is a
 // static data member of the class of the member function around it). Clang drops the function.
 bool nvccAcceptsInContext(clang::ASTContext& ctx, clang::SourceLocation loc, bool nonLiteral);
+// A dependent member template named without `template` at `loc` (err_template_kw_missing): nvcc
+// (EDG) accepts it when the qualifier's or object's type is a specialization of a known class
+// template (or the class being defined) whose definition declares a member template of that name
+// (`Caster<A>::cast<4>(x)`), and rejects it for a template parameter (`R::f<4>()`) and for member
+// access (`r.get<4>()`, also with `Ref<N> const& r`), checked with nvcc 13 -c.
+bool nvccFindsMemberTemplate(clang::ASTContext& ctx, clang::SourceLocation loc);
 bool nvccOnlyWarnsAtSharedInit(clang::ASTContext& ctx, clang::SourceLocation loc);
 
 // For each location (expansion locations of errors): whether it lies inside the body of a

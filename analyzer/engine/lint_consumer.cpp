@@ -500,10 +500,12 @@ class LintConsumer : public clang::ASTConsumer {
     for (const auto& e : errs_.errors) locs.push_back(e.loc);
     std::vector<bool> device = errs_.errors.empty() ? std::vector<bool>{} : inDeviceCode(rc.ast(), locs);
     // What nvcc accepts in one place and not another (nvccAcceptsInContext): decided from the AST.
-    for (auto& e : errs_.errors)
+    for (auto& e : errs_.errors) {
       if (!e.nvccAccepts && (e.nonLiteralInConstexpr || e.thisInConstantExpression) &&
           nvccAcceptsInContext(rc.ast(), e.loc, e.nonLiteralInConstexpr))
         e.nvccAccepts = true;
+      if (e.missingTemplateKeyword) e.nvccAccepts = nvccFindsMemberTemplate(rc.ast(), e.loc);
+    }
     // The #include lines of headers Clang entered although they were not found as written.
     std::set<std::pair<clang::FileID, unsigned>> enteredAnyway;
     for (const auto& e : errs_.errors)

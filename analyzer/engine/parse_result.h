@@ -88,8 +88,9 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     e.asmString = asmStringError(info.getID());
     e.noViableInit = info.getID() == clang::diag::err_ovl_no_viable_function_in_init;
     e.noMember = info.getID() == clang::diag::err_no_member;
-    // `T::f<N>(x)` in an expression, the member found to be a template only at instantiation: nvcc
-    // accepts it (checked with nvcc 13 -c); Clang gives up on the instantiation, which keeps no body.
+    // `C<T>::f<N>(x)` in an expression, the member found to be a template only at instantiation:
+    // nvcc accepts it when it can look into C's definition (decided from the AST afterwards:
+    // nvccFindsMemberTemplate); Clang gives up on the instantiation, which keeps no body.
     e.missingTemplateKeyword = info.getID() == clang::diag::err_template_kw_missing;
     e.nvccAccepts = e.missingTemplateKeyword || namesItsOwnParameters(info);
     e.nonLiteralInConstexpr = info.getID() == clang::diag::err_constexpr_local_var_non_literal_type;

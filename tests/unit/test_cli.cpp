@@ -669,3 +669,41 @@ TEST(Cli, QuotedSourceFromACrlfFileHasNoCarriageReturns) {
   EXPECT_NE(r.out.find("a[32 * i]"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("\\r"), std::string::npos) << r.out;
 }
+
+// A dependent member template called without `template`: nvcc 13 accepts `Caster<A>::cast<4>(x)`
+// (it looks into Caster's definition) and rejects `R::sget<4>()` (R a template parameter) and
+// `r.get<4>()` (member access, even with `Ref<N> const& r`), each checked with nvcc -c. The first is
+// a note saying nvcc accepts it; the others stay errors.
+TEST(Cli, MissingTemplateKeywordIsANoteOnlyWhereNvccAcceptsIt) {
+  std::string d = tempDir("template_kw");
+  writeFile(d + "/kw.cu",
+            "template <typename A> struct Caster {\n"                                              // 1
+            "  template <int N> __device__ static A cast(float x) { return static_cast<A>(x * N); }\n"  // 2
+            "};\n"                                                                                 // 3
+            "template <int N> struct Ref {\n"                                                      // 4
+            "  template <int M> __device__ int get() const { return M + N; }\n"                   // 5
+            "  template <int M> __device__ static int sget() { return M + N; }\n"                 // 6
+            "};\n"                                                                                 // 7
+            "template <typename A> __device__ A viaKnown(float x) {\n"                             // 8
+            "  return Caster<A>::cast<4>(x);\n"                                                    // 9
+            "}\n"                                                                                  // 10
+            "template <typename R> __device__ int viaParameter() {\n"                              // 11
+            "  return R::sget<4>();\n"                                                             // 12
+            "}\n"                                                                                  // 13
+            "template <int N> __device__ int viaMember(Ref<N> const& r) {\n"                       // 14
+            "  return r.get<4>();\n"                                                               // 15
+            "}\n"                                                                                  // 16
+            "__global__ void k(int* out) {\n"
+            "  Ref<2> r;\n"
+            "  out[threadIdx.x] = viaKnown<int>(1.0f) + viaParameter<Ref<2>>() + viaMember(r);\n"
+            "}\n");
+  auto r = runLint("--no-cache --format json kw.cu -- -std=c++17", d);
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  std::map<int, std::string> severityAt;
+  for (auto& f : j["files"][0]["findings"])
+    if (f["ruleId"] == "compile-error") severityAt[f["location"]["line"].get<int>()] = f["severity"].get<std::string>();
+  EXPECT_EQ(severityAt[9], "note") << r.out;
+  EXPECT_EQ(severityAt[12], "error") << r.out;
+  EXPECT_EQ(severityAt[15], "error") << r.out;
+}
