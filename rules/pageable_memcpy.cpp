@@ -297,36 +297,43 @@ bool underCapture(ASTContext& ctx, const CallExpr* copy, const Expr* stream) {
 // program waits for anyway loses no overlap.
 bool syncedRightAfter(ASTContext& ctx, const CallExpr* copy) {
   const Stmt* child = copy;
-  const CompoundStmt* block = nullptr;
-  for (int depth = 0; depth < 16 && !block; ++depth) {
+  for (int depth = 0; depth < 24; ++depth) {
     auto parents = ctx.getParents(*child);
     if (parents.empty()) return false;
     const Stmt* p = parents[0].get<Stmt>();
     if (!p) return false;
-    if ((block = dyn_cast<CompoundStmt>(p))) break;
-    child = p;
-  }
-  if (!block) return false;
-  bool after = false;
-  for (const Stmt* st : block->body()) {
-    if (st == child) {
-      after = true;
+    const auto* block = dyn_cast<CompoundStmt>(p);
+    if (!block) {
+      child = p;
       continue;
     }
-    if (!after) continue;
-    bool copyOnly = false, syncs = false, other = false;
-    auto calls = match(findAll(expr(anyOf(callExpr().bind("c"), cudaKernelCallExpr().bind("k")))), *st, ctx);
-    for (const auto& n : calls) {
-      if (n.getNodeAs<CUDAKernelCallExpr>("k")) {
-        other = true;
+    bool after = false;
+    for (const Stmt* st : block->body()) {
+      if (st == child) {
+        after = true;
         continue;
       }
-      std::string name = calleeName(n.getNodeAs<CallExpr>("c"));
-      if (name == "cudaStreamSynchronize" || name == "cudaDeviceSynchronize") syncs = true;
-      else if (name.rfind("cudaMemcpy", 0) == 0 || name.rfind("cudaMemset", 0) == 0) copyOnly = true;
+      if (!after) continue;
+      bool copyOnly = false, syncs = false, other = false;
+      auto calls = match(findAll(expr(anyOf(callExpr().bind("c"), cudaKernelCallExpr().bind("k")))), *st, ctx);
+      if (calls.empty()) continue;  // `;` after a macro's braces, plain arithmetic
+      for (const auto& n : calls) {
+        if (n.getNodeAs<CUDAKernelCallExpr>("k")) {
+          other = true;
+          continue;
+        }
+        std::string name = calleeName(n.getNodeAs<CallExpr>("c"));
+        if (name == "cudaStreamSynchronize" || name == "cudaDeviceSynchronize") syncs = true;
+        else if (name.rfind("cudaMemcpy", 0) == 0 || name.rfind("cudaMemset", 0) == 0) copyOnly = true;
+      }
+      if (syncs) return true;
+      if (!copyOnly || other) return false;
     }
-    if (syncs) return true;
-    if (!copyOnly || other) return false;
+    // The end of a block nested in another (an error-check macro's braces, `CHECK(cudaMemcpyAsync(...))`
+    // expanding to `{ if ((ret = (...)) != 0) {...} }`): go on after it in the outer block.
+    auto outer = ctx.getParents(*block);
+    if (outer.empty() || !outer[0].get<CompoundStmt>()) return false;
+    child = block;
   }
   return false;
 }
