@@ -22,6 +22,14 @@ const std::string kStrided =
     "  o[i] = a[32 * i];\n"
     "}\n";
 std::string fixture(const std::string& n) { return std::string(GPUOPT_SOURCE_DIR) + "/tests/fixtures/" + n; }
+// The severity of the compile-error finding at each line of a one-file JSON report.
+std::map<int, std::string> compileErrorSeverities(const std::string& jsonOut) {
+  std::map<int, std::string> at;
+  auto j = nlohmann::json::parse(jsonOut);
+  for (auto& f : j["files"][0]["findings"])
+    if (f["ruleId"] == "compile-error") at[f["location"]["line"].get<int>()] = f["severity"].get<std::string>();
+  return at;
+}
 }  // namespace
 
 TEST(Cli, ExitCodesCleanFindingsAndErrors) {
@@ -637,18 +645,12 @@ TEST(Cli, WhatNvccAcceptsOnlyInATemplateIsANoteAndTheRestStaysAnError) {
                                     "int use() { Row<int> r; return plain(1) + r.pick(); }\n");
   auto accepted = runLint("--no-cache --fail-on warning --format json accepted.cu -- -std=c++17", d);
   EXPECT_EQ(accepted.rc, 0) << accepted.out << accepted.err;
-  auto j = nlohmann::json::parse(accepted.out);
-  std::map<int, std::string> severityAt;
-  for (auto& f : j["files"][0]["findings"])
-    if (f["ruleId"] == "compile-error") severityAt[f["location"]["line"].get<int>()] = f["severity"].get<std::string>();
+  auto severityAt = compileErrorSeverities(accepted.out);
   EXPECT_EQ(severityAt[9], "note") << accepted.out;
   EXPECT_EQ(severityAt[13], "note") << accepted.out;
   auto rejected = runLint("--no-cache --fail-on warning --format json rejected.cu -- -std=c++17", d);
   EXPECT_EQ(rejected.rc, 1) << rejected.out << rejected.err;
-  j = nlohmann::json::parse(rejected.out);
-  severityAt.clear();
-  for (auto& f : j["files"][0]["findings"])
-    if (f["ruleId"] == "compile-error") severityAt[f["location"]["line"].get<int>()] = f["severity"].get<std::string>();
+  severityAt = compileErrorSeverities(rejected.out);
   EXPECT_EQ(severityAt[6], "error") << rejected.out;
   EXPECT_EQ(severityAt[10], "error") << rejected.out;
 }
@@ -699,10 +701,7 @@ TEST(Cli, MissingTemplateKeywordIsANoteOnlyWhereNvccAcceptsIt) {
             "}\n");
   auto r = runLint("--no-cache --format json kw.cu -- -std=c++17", d);
   EXPECT_EQ(r.rc, 1) << r.out << r.err;
-  auto j = nlohmann::json::parse(r.out);
-  std::map<int, std::string> severityAt;
-  for (auto& f : j["files"][0]["findings"])
-    if (f["ruleId"] == "compile-error") severityAt[f["location"]["line"].get<int>()] = f["severity"].get<std::string>();
+  auto severityAt = compileErrorSeverities(r.out);
   EXPECT_EQ(severityAt[9], "note") << r.out;
   EXPECT_EQ(severityAt[12], "error") << r.out;
   EXPECT_EQ(severityAt[15], "error") << r.out;
