@@ -195,8 +195,11 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
         else if (d != stride) constStride = false;
       }
       std::string pattern;
-      bool symbolicStride = !a.strideSym.empty() && (!constStride || std::abs(stride) >= 4096 * static_cast<int64_t>(a.elemSize));
-      if (symbolicStride) pattern = fmt::format("adjacent threads are '{}' elements apart", a.strideSym);
+      // The parameter's stand-in (4096) scales the index in elements (`a[i * ld]`) or in bytes (a
+      // byte stride held in a struct: `(char*)a.data + i * a.strides`, NVIDIA warp's array_t).
+      bool symbolicStride = !a.strideSym.empty() && (!constStride || std::abs(stride) >= 4096);
+      const bool byteStride = symbolicStride && constStride && stride % (4096 * static_cast<int64_t>(a.elemSize)) != 0;
+      if (symbolicStride) pattern = fmt::format("adjacent threads are '{}' {} apart", a.strideSym, byteStride ? "bytes" : "elements");
       else if (constStride && stride % a.elemSize == 0) pattern = fmt::format("adjacent threads are {} elements apart", stride / a.elemSize);
       else if (constStride) pattern = fmt::format("adjacent threads are {} bytes apart for {}-byte accesses", stride, a.elemSize);
       else pattern = "the lanes' addresses are scattered";
@@ -213,8 +216,10 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
         fix = "let threadIdx.x index the contiguous dimension (swap the index roles), or load tiles coalesced into "
               "shared memory and read them transposed there (corner turning)";
       if (symbolicStride)
-        msg += fmt::format(" (counted for '{0}' >= 8, a value known only at run time; for '{0}' = 1 the access is "
-                           "coalesced)", a.strideSym);
+        msg += byteStride ? fmt::format(" (counted for '{0}' >= {1}, a value known only at run time; for '{0}' = {2}, the "
+                                        "element size, the access is coalesced)", a.strideSym, 8 * a.elemSize, a.elemSize)
+                          : fmt::format(" (counted for '{0}' >= 8, a value known only at run time; for '{0}' = 1 the access is "
+                                        "coalesced)", a.strideSym);
     }
     msg += atContext(a.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
