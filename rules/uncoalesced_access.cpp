@@ -25,6 +25,61 @@ struct Cost {
   double ratio = 1.0;  // ideal / sectors (reported)
   double judged = 1.0; // what the threshold applies to (a partial warp is judged as a full one)
 };
+// Whether `e` sits in a loop of its function (for, while, do, range-for).
+bool inLoop(clang::ASTContext& ctx, const clang::Stmt* e) {
+  for (clang::DynTypedNodeList ps = ctx.getParents(*e); !ps.empty();) {
+    if (const auto* st = ps[0].get<clang::Stmt>()) {
+      if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt, clang::CXXForRangeStmt>(st)) return true;
+      ps = ctx.getParents(*st);
+    } else if (const auto* d = ps[0].get<clang::Decl>()) {
+      if (llvm::isa<clang::FunctionDecl>(d)) return false;
+      ps = ctx.getParents(*d);
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+
+// A stride scaled by a parameter's stand-in (4096): `k * 'sym' + e` elements, or k bytes per
+// 'sym' when the parameter scales a byte offset. Text of the distance and its unit.
+struct SymbolicDistance {
+  bool bytes = false;
+  int64_t factor = 1, extra = 0;  // factor * sym + extra (elements, or bytes when `bytes`)
+  std::string text(const std::string& sym) const {
+    std::string s = factor == 1 ? fmt::format("'{}'", sym) : fmt::format("{} * '{}'", factor, sym);
+    if (extra) s += fmt::format(" {} {}", extra > 0 ? "+" : "-", std::abs(extra));
+    return s;
+  }
+};
+
+SymbolicDistance symbolicDistance(int64_t strideBytes, unsigned elemSize) {
+  SymbolicDistance d;
+  const int64_t q = static_cast<int64_t>(std::llround(static_cast<double>(strideBytes) / 4096.0));
+  const int64_t r = strideBytes - q * 4096;
+  if (q != 0 && q % elemSize == 0 && r % elemSize == 0) {
+    d.factor = q / elemSize, d.extra = r / elemSize;
+  } else {
+    d.bytes = true, d.factor = q == 0 ? 1 : q, d.extra = r;
+  }
+  return d;
+}
+// An access at one element per thread along threadIdx.x with nothing else moving it: not in a
+// loop (of its function or around the call that reached it), the same address for threads that
+// differ only in threadIdx.y/z, and no move with blockIdx.y.
+bool oneElementPerThread(const KernelModel& m, const Access& a) {
+  auto& ctx = m.ast();
+  if (inLoop(ctx, a.expr) || (a.callSite && inLoop(ctx, a.callSite))) return false;
+  if (a.stepY.size() != a.addr.size()) return false;
+  std::map<unsigned, int64_t> byX;
+  for (unsigned t = 0; t < a.addr.size(); ++t) {
+    if (!a.mask[t]) continue;
+    if (a.stepY[t] != 0) return false;
+    auto [it, fresh] = byX.emplace(m.tx(t), a.addr[t]);
+    if (!fresh && it->second != a.addr[t]) return false;
+  }
+  return true;
+}
 }  // namespace
 
 void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
@@ -161,6 +216,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     std::string what = rc.text(a.expr);
     std::string msg;
     std::string fix;
+    bool inherent = false;
     if (c.random && a.stepBound > 0) {
       // Positions from a prefix sum or a rank among voters, spread by a factor.
       msg = fmt::format("data-dependent global {} '{}': neighbouring lanes' positions differ by 0 to {} elements (a "
@@ -195,11 +251,14 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
         else if (d != stride) constStride = false;
       }
       std::string pattern;
-      // The parameter's stand-in (4096) scales the index in elements (`a[i * ld]`) or in bytes (a
-      // byte stride held in a struct: `(char*)a.data + i * a.strides`, NVIDIA warp's array_t).
+      // The parameter's stand-in (4096) scales the index in elements (`a[i * ld]`, `a[i * ld + i]`)
+      // or in bytes (a byte stride held in a struct: `(char*)a.data + i * a.strides`, NVIDIA warp's
+      // array_t).
       bool symbolicStride = !a.strideSym.empty() && (!constStride || std::abs(stride) >= 4096);
-      const bool byteStride = symbolicStride && constStride && stride % (4096 * static_cast<int64_t>(a.elemSize)) != 0;
-      if (symbolicStride) pattern = fmt::format("adjacent threads are '{}' {} apart", a.strideSym, byteStride ? "bytes" : "elements");
+      SymbolicDistance sd;
+      if (symbolicStride && constStride) sd = symbolicDistance(stride, a.elemSize);
+      if (symbolicStride && constStride) pattern = fmt::format("adjacent threads are {} {} apart", sd.text(a.strideSym), sd.bytes ? "bytes" : "elements");
+      else if (symbolicStride) pattern = fmt::format("adjacent threads are '{}' elements apart", a.strideSym);
       else if (constStride && stride % a.elemSize == 0) pattern = fmt::format("adjacent threads are {} elements apart", stride / a.elemSize);
       else if (constStride) pattern = fmt::format("adjacent threads are {} bytes apart for {}-byte accesses", stride, a.elemSize);
       else pattern = "the lanes' addresses are scattered";
@@ -215,11 +274,29 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       else
         fix = "let threadIdx.x index the contiguous dimension (swap the index roles), or load tiles coalesced into "
               "shared memory and read them transposed there (corner turning)";
-      if (symbolicStride)
-        msg += byteStride ? fmt::format(" (counted for '{0}' >= {1}, a value known only at run time; for '{0}' = {2}, the "
-                                        "element size, the access is coalesced)", a.strideSym, 8 * a.elemSize, a.elemSize)
-                          : fmt::format(" (counted for '{0}' >= 8, a value known only at run time; for '{0}' = 1 the access is "
-                                        "coalesced)", a.strideSym);
+      if (symbolicStride) {
+        const bool plain = !constStride || (sd.factor == 1 && sd.extra == 0);
+        if (plain && sd.bytes)
+          msg += fmt::format(" (counted for '{0}' >= {1}, a value known only at run time; for '{0}' = {2}, the "
+                             "element size, the access is coalesced)", a.strideSym, 8 * a.elemSize, a.elemSize);
+        else if (plain)
+          msg += fmt::format(" (counted for '{0}' >= 8, a value known only at run time; for '{0}' = 1 the access is "
+                             "coalesced)", a.strideSym);
+        else
+          msg += fmt::format(" (counted for '{}' >= 8, a value known only at run time)", a.strideSym);
+        // One element per thread along a run-time stride, with nothing else to give the lanes: no
+        // loop moves the address and only threadIdx.x does (a column, a diagonal, a BLAS-style
+        // strided vector; held-out wave 3: kaldi's _set_diag, _copy_col_from_mat_df,
+        // _cublas_copy_kaldi). No thread order coalesces it in this kernel: what costs is the
+        // callers' stride or the data's layout, which the code here does not give. A note.
+        if (constStride && oneElementPerThread(m, a)) {
+          msg += "; each thread touches one element along that stride and nothing else here moves along a row "
+                 "(no loop, no other thread axis), so no thread order coalesces it in this kernel";
+          fix = "if callers pass a stride above 1 on a hot path, keep these elements contiguous (their own vector, "
+                "or a transposed copy); for a stride of 1 nothing is lost";
+          inherent = true;
+        }
+      }
     }
     msg += atContext(a.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
@@ -228,7 +305,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (c.random && a.stepBound > 0) msg += "; possible: the figure assumes most lanes are selected";
     else if (c.random) msg += "; possible: the figure assumes the indices in memory are scattered";
     Diagnostic d = rc.make(kInfo, rc.span(a.expr), msg);
-    if (c.random) d.severity = Severity::Note;
+    if (c.random || inherent) d.severity = Severity::Note;
     d.measuredTag = uncoalescedImpact(c.random, c.sectors, c.ideal, c.tableBytes);
     d.predicted = {{"sectors", c.sectors}, {"usefulSectors", c.ideal}, {"store", storeOnly ? 1 : 0},
                    {"random", c.random ? 1 : 0}};
