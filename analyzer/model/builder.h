@@ -246,6 +246,10 @@ class Builder : public LaneDomain {
   std::vector<unsigned> selectGuards_;
   // Comparisons evaluated as such a selection.
   std::set<const clang::Expr*> selections_;
+  // The same with one value per warp (`col == row`, row = blockIdx.x * W + warp): at most one
+  // thread of each warp passes (Access::warpSelectGuards).
+  std::vector<unsigned> warpSelectGuards_;
+  std::set<const clang::Expr*> warpSelections_;
   std::unordered_map<const clang::Expr*, std::optional<int64_t>> folded_;
   const clang::VarDecl* loopVar_ = nullptr;
   unsigned epoch_ = 0, seq_ = 0, loopDepth_ = 0;

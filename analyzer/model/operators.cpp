@@ -309,6 +309,9 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
     // `e < len && rowIdx[e] == pivot`: a conjunction with a selection selects.
     if (op == BO::BO_LAnd && (selections_.count(strip(bo->getLHS())) || selections_.count(strip(bo->getRHS()))))
       selections_.insert(bo);
+    else if (op == BO::BO_LAnd &&
+             (warpSelections_.count(strip(bo->getLHS())) || warpSelections_.count(strip(bo->getRHS()))))
+      warpSelections_.insert(bo);
     // `flag && threadIdx.x == 0` with an unknown flag: known false for every thread but 0.
     if (!r.known && op == BO::BO_LAnd) {
       std::vector<uint8_t> never(N_, 0);
@@ -339,7 +342,38 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
     // The value compared with is an input (a parameter, a load from global memory), not one the
     // block made (a minimum reduced in shared memory: ties are likely, HeCBench tsp).
     auto input = [&](const Value& v) { return uniformish(v) && !v.data && !v.blockMade; };
-    if ((input(a) && distinctKeys(b)) || (input(b) && distinctKeys(a))) selections_.insert(bo);
+    // ... or a key some threads loaded and the others hold a constant for, compared with a known
+    // value that never equals that constant in any block: exactly, or, for a value made from
+    // blockIdx that does not fall as blockIdx grows (its steps to the next blocks), below its
+    // value in block 0.
+    auto keyed = [&](const Value& v, const Value& other) {
+      if (distinctKeys(v)) return true;
+      if (v.keyTag.size() != N_ || !other.known || other.param || other.v.size() != N_) return false;
+      if (other.symbolic && (!other.block || other.alt[0].size() != N_ || other.alt[2].size() != N_)) return false;
+      std::set<uint64_t> seen;
+      for (unsigned t = 0; t < N_; ++t) {
+        if (!active_[t]) continue;
+        if (!v.keyTag[t] || !seen.insert(v.keyTag[t]).second || other.v[t] == v.keyOr) return false;
+        if (other.symbolic) {
+          const int64_t sx = other.alt[0][t] - other.v[t], sy = other.alt[2][t] - other.v[t];
+          if (sx < 0 || sy < 0 || v.keyOr >= other.v[t] - (sx + sy) * kBlockIdxRep) return false;
+        }
+      }
+      return seen.size() > 1;
+    };
+    if ((input(a) && keyed(b, a)) || (input(b) && keyed(a, b))) selections_.insert(bo);
+    // One known value per warp that differs between warps (`row = blockIdx.x * W + warp`, a row
+    // per warp; AMGX's distance-2 interpolation and greedy selector look their row up among a
+    // row's distinct columns): at most one thread of each warp matches.
+    auto perWarp = [&](const Value& v) {
+      if (!v.known || v.data || v.v.size() != N_) return false;
+      for (unsigned t = 0; t < N_; ++t)
+        for (unsigned u = t + 1; u < N_ && u / 32 == t / 32; ++u)
+          if (active_[t] && active_[u] && v.v[t] != v.v[u]) return false;
+      return true;
+    };
+    if (!selections_.count(bo) && ((perWarp(a) && keyed(b, a)) || (perWarp(b) && keyed(a, b))))
+      warpSelections_.insert(bo);
     // `threadIdx.x == s_owner`: a thread index (known, a different value in every active thread)
     // compared with one value of the block that is not known, whatever made it (a minimum reduced
     // in shared memory too: ties between keys do not matter when the keys are the threads' own

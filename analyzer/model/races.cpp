@@ -134,6 +134,13 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space,
                 std::find_first_of(a->selectGuards.begin(), a->selectGuards.end(), o->acc->selectGuards.begin(),
                                    o->acc->selectGuards.end()) != a->selectGuards.end())
               continue;
+            // The same within a warp for a selection by one value per warp (`if (cols[e] == row)
+            // s[warp] = v;`, a row per warp): one lane of the warp stores.
+            if (sameWarp && a->isWrite && o->acc->isWrite && !a->isRead && !o->acc->isRead &&
+                std::find_first_of(a->warpSelectGuards.begin(), a->warpSelectGuards.end(),
+                                   o->acc->warpSelectGuards.begin(),
+                                   o->acc->warpSelectGuards.end()) != a->warpSelectGuards.end())
+              continue;
             // A read before the store, in program order, of memory only ever stored to by a
             // selection: the store is made once, so if it came after the read the read saw memory
             // nothing had written. The program reads what it selected after selecting it (slu:

@@ -41,6 +41,9 @@ struct Access {
   // value each thread loaded from its own element equal to one value of the block): with
   // distinct keys (the row indices of a sparse column) at most one thread passes.
   std::vector<unsigned> selectGuards;
+  // ... with one value per warp compared (`cols[e] == row`, a row per warp): at most one thread of
+  // each warp passes.
+  std::vector<unsigned> warpSelectGuards;
   // Inside a loop whose trip count the model could not fix (a bound over a parameter or data):
   // the compiler cannot unroll it, so an index that changes between its iterations is a run-time
   // index even when each walked iteration has a known value.

@@ -112,6 +112,7 @@ void LaneDomain::assignMasked(Value& dst, const Value& src) const {
   if (dst.hasHi && src.hasHi) dst.hi = std::max(dst.hi, src.hi);
   else dst.hasHi = false;
   dst.falseFor.clear();
+  dst.keyTag.clear();
 }
 
 void LaneDomain::truncate(Value& v, unsigned w, bool sign) const {

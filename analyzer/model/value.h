@@ -54,6 +54,11 @@ struct Value {
   // Loaded from memory at a per-thread address and not computed on since (an index array's
   // element): what a selection by key compares (`rowIdx[e] == pivot`), unlike a computed minimum.
   bool loaded = false;
+  // A key loaded per thread on one path and a constant on the other (`int col = -1; if (e < end)
+  // col = cols[e];`): per thread the loaded key's number (empty when none), and the constant.
+  // A comparison with a known value that never equals the constant selects like the key itself.
+  std::vector<uint64_t> keyTag;
+  int64_t keyOr = 0;
   // Read from shared memory or exchanged between lanes (a shuffle, a vote), or computed from such:
   // a value the block made (a minimum it reduced), not an input.
   bool blockMade = false;

@@ -101,6 +101,7 @@ void Builder::walkIf(const clang::IfStmt* is) {
   const unsigned line = ctx_.getSourceManager().getExpansionLineNumber(is->getCond()->getBeginLoc());
   if (!c.known) guards_.push_back(line);
   const bool selects = !c.known && selections_.count(strip(is->getCond()));
+  const bool selectsInWarp = !c.known && !selects && warpSelections_.count(strip(is->getCond()));
   // A condition on blockIdx that every thread of the block decides alike: some blocks only.
   bool perBlock = false;
   if (c.known && c.block) {
@@ -161,11 +162,13 @@ void Builder::walkIf(const clang::IfStmt* is) {
   if (!c.known && !loops_.empty()) brokenBefore = loops_.back().broken, contBefore = loops_.back().continued;
   active_ = tm;
   if (selects) selectGuards_.push_back(guards_.back());
+  if (selectsInWarp) warpSelectGuards_.push_back(guards_.back());
   const bool failure = !c.known && failureTest(is->getCond(), ctx_);
   failureGuards_ += failure;
   walk(is->getThen());
   failureGuards_ -= failure;
   if (selects) selectGuards_.pop_back();
+  if (selectsInWarp) warpSelectGuards_.pop_back();
   if (keptVars && keptVars->size() == frames_.size())
     for (size_t i = 0; i < frames_.size(); ++i) frames_[i].vars = std::move((*keptVars)[i]);
   relocate();
@@ -257,6 +260,19 @@ void Builder::walkIf(const clang::IfStmt* is) {
       r.ptrVolatile = cur.ptrVolatile || other.ptrVolatile;
     } else if (cur.isPtr || other.isPtr) {
       continue;  // different arrays: the last path's (as before)
+    } else {
+      // A loaded key or a constant (the sentinel of `int col = -1; if (e < end) col = cols[e];`).
+      auto keyOrConstant = [&](const Value& key, const Value& k) {
+        if (!key.loaded || key.tag.size() != N_ || !k.known || k.symbolic || k.data || !uniformOver(k)) return false;
+        r.keyTag = key.tag;
+        for (unsigned t = 0; t < N_; ++t)
+          if (saved[t]) {
+            r.keyOr = k.v[t];
+            break;
+          }
+        return true;
+      };
+      if (!keyOrConstant(cur, other)) keyOrConstant(other, cur);
     }
     cur = std::move(r);
   }
