@@ -249,6 +249,8 @@ class Builder : public LaneDomain {
   // The same with one value per warp (`col == row`, row = blockIdx.x * W + warp): at most one
   // thread of each warp passes (Access::warpSelectGuards).
   std::vector<unsigned> warpSelectGuards_;
+  // Per thread, whether the store being recorded writes back the value the thread read (`x += 0`).
+  std::vector<uint8_t> unchangedStore_;
   std::set<const clang::Expr*> warpSelections_;
   std::unordered_map<const clang::Expr*, std::optional<int64_t>> folded_;
   const clang::VarDecl* loopVar_ = nullptr;

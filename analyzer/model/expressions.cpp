@@ -298,8 +298,19 @@ Value Builder::evalCast(const clang::CastExpr* ce) {
     case CK::CK_FloatingToBoolean: {
       Value v = eval(sub);
       v.same = uniformish(v);
+      // A zero converts to a zero (numbered alike, so that `x += 0.0f` after `float t = 0;` is
+      // seen adding nothing).
+      std::vector<uint8_t> zero;
+      if (ce->getCastKind() != CK::CK_FloatingToIntegral && ce->getCastKind() != CK::CK_FloatingToBoolean)
+        for (unsigned t = 0; t < N_; ++t)
+          if (zeroAt(v, t)) zero.resize(N_, 0), zero[t] = 1;
       number(v, mix(0x43415354ull, ce->getCastKind()), {&v});  // "CAST": the conversion of the same value
       v.known = false;
+      if (!zero.empty()) {
+        v.tag.resize(N_, 0);
+        for (unsigned t = 0; t < N_; ++t)
+          if (zero[t]) v.tag[t] = floatZeroTag();
+      }
       return v;
     }
     case CK::CK_NullToPointer:

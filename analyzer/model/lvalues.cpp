@@ -249,7 +249,7 @@ bool Builder::initLocalArray(const LVal& dst, const clang::InitListExpr* ile) {
     if (!fi || llvm::isa<clang::ImplicitValueInitExpr>(fi)) {
       if (et->isRealFloatingType()) {
         v = unknown();  // +0.0, numbered as the literal 0.0 is
-        v.tag.assign(N_, mix(0x464c54ull, 0));
+        v.tag.assign(N_, floatZeroTag());
         v.same = true;
       } else {
         v = constant(0);

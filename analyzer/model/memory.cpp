@@ -270,6 +270,7 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   for (const Residual& r : residual_) a.guards.push_back(r.line);
   a.selectGuards = selectGuards_;
   a.warpSelectGuards = warpSelectGuards_;
+  if (write) a.unchanged = unchangedStore_;
   a.inRuntimeLoop = runtimeLoops_ > 0;
   a.runtimeIter = runtimeIter_;
   a.blockGuarded = blockGuards_ > 0;

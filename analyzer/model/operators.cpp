@@ -341,7 +341,9 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
     };
     // The value compared with is an input (a parameter, a load from global memory), not one the
     // block made (a minimum reduced in shared memory: ties are likely, HeCBench tsp).
-    auto input = [&](const Value& v) { return uniformish(v) && !v.data && !v.blockMade; };
+    // Not a constant of the program (`aggregates[i] == -1`, `cf_map[i] == COARSE`: a status flag
+    // many elements share, not a key; held-out wave 3, AMGX).
+    auto input = [&](const Value& v) { return uniformish(v) && !v.data && !v.blockMade && (!v.known || v.symbolic); };
     // ... or a key some threads loaded and the others hold a constant for, compared with a known
     // value that never equals that constant in any block: exactly, or, for a value made from
     // blockIdx that does not fall as blockIdx grows (its steps to the next blocks), below its
@@ -366,7 +368,7 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
     // per warp; AMGX's distance-2 interpolation and greedy selector look their row up among a
     // row's distinct columns): at most one thread of each warp matches.
     auto perWarp = [&](const Value& v) {
-      if (!v.known || v.data || v.v.size() != N_) return false;
+      if (!v.known || v.data || v.v.size() != N_ || !(v.symbolic || varying(v))) return false;
       for (unsigned t = 0; t < N_; ++t)
         for (unsigned u = t + 1; u < N_ && u / 32 == t / 32; ++u)
           if (active_[t] && active_[u] && v.v[t] != v.v[u]) return false;
@@ -400,12 +402,20 @@ Value Builder::evalAssign(const clang::BinaryOperator* bo) {
   if (op != BO::BO_Assign) {
     Value cur = lv.kind == LVal::Var ? readVar(lv.var) : lv.kind == LVal::Mem ? readMem(lv) : unknown();
     auto cop = static_cast<const clang::CompoundAssignOperator*>(bo);
-    result = arith(clang::BinaryOperator::getOpForCompoundAssignment(op), cur, rhs,
-                   cop->getComputationResultType(), bo->getLHS(), bo->getRHS());
+    const BO bop = clang::BinaryOperator::getOpForCompoundAssignment(op);
+    result = arith(bop, cur, rhs, cop->getComputationResultType(), bo->getLHS(), bo->getRHS());
+    // `buf[i] += 0` (kaldi's tree sum: the threads past the active half add a zero): the thread
+    // writes back the value it read (Access::unchanged).
+    if (lv.kind == LVal::Mem && (bop == BO::BO_Add || bop == BO::BO_Sub || bop == BO::BO_Or || bop == BO::BO_Xor ||
+                                 bop == BO::BO_Shl || bop == BO::BO_Shr)) {
+      for (unsigned t = 0; t < N_; ++t)
+        if (active_[t] && zeroAt(rhs, t)) unchangedStore_.resize(N_, 0), unchangedStore_[t] = 1;
+    }
   }
   normalize(result, bo->getLHS()->getType());
   retype(result, bo->getLHS()->getType());
   writeLVal(lv, result);
+  unchangedStore_.clear();
   return result;
 }
 

@@ -141,6 +141,12 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space,
                                    o->acc->warpSelectGuards.begin(),
                                    o->acc->warpSelectGuards.end()) != a->warpSelectGuards.end())
               continue;
+            // A read and a store that writes back the value its thread read (`buf[i] += 0` by the
+            // threads past a tree sum's active half): the read sees one value either way.
+            auto unchanged = [](const Access* x, unsigned t) { return t < x->unchanged.size() && x->unchanged[t]; };
+            if ((a->isWrite && !o->acc->isWrite && unchanged(a, e.thread)) ||
+                (o->acc->isWrite && !a->isWrite && unchanged(o->acc, o->thread)))
+              continue;
             // A read before the store, in program order, of memory only ever stored to by a
             // selection: the store is made once, so if it came after the read the read saw memory
             // nothing had written. The program reads what it selected after selecting it (slu:

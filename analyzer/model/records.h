@@ -44,6 +44,9 @@ struct Access {
   // ... with one value per warp compared (`cols[e] == row`, a row per warp): at most one thread of
   // each warp passes.
   std::vector<unsigned> warpSelectGuards;
+  // A store of `x += 0` and the like: per thread, whether it writes back the value it read (empty
+  // when no thread does). A read racing with it sees the same value either way.
+  std::vector<uint8_t> unchanged;
   // Inside a loop whose trip count the model could not fix (a bound over a parameter or data):
   // the compiler cannot unroll it, so an index that changes between its iterations is a run-time
   // index even when each walked iteration has a known value.

@@ -162,6 +162,13 @@ class LaneDomain {
   }
   // A number for an opaque thing (an operator kind, a function, a load's base) and for data.
   static uint64_t mix(uint64_t a, uint64_t b);
+  // The number of a floating-point zero (the literal 0.0 or 0.0f, a default-initialised float, a
+  // conversion of a zero): what `x += 0` adds.
+  static uint64_t floatZeroTag() { return mix(0x464c54ull, 0); }
+  // Whether thread t holds zero (a known integer 0 or a floating-point zero).
+  static bool zeroAt(const Value& v, unsigned t) {
+    return (v.known && t < v.v.size() && v.v[t] == 0) || (!v.known && t < v.tag.size() && v.tag[t] == floatZeroTag());
+  }
 
  protected:
   unsigned N_;
