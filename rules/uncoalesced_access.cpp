@@ -66,15 +66,18 @@ SymbolicDistance symbolicDistance(int64_t strideBytes, unsigned elemSize) {
 }
 // An access at one element per thread along threadIdx.x with nothing else moving it: not in a
 // loop (of its function or around the call that reached it), the same address for threads that
-// differ only in threadIdx.y/z, and no move with blockIdx.y.
+// differ only in threadIdx.y/z, and no move with blockIdx.y (its steps, or, where the walk kept
+// none, a kernel that never reads blockIdx.y or blockIdx.z).
 bool oneElementPerThread(const KernelModel& m, const Access& a) {
   auto& ctx = m.ast();
   if (inLoop(ctx, a.expr) || (a.callSite && inLoop(ctx, a.callSite))) return false;
-  if (a.stepY.size() != a.addr.size()) return false;
+  // No move with blockIdx.y/z: the kernel does not read them, or the address's steps say so.
+  const bool steps = a.stepY.size() == a.addr.size();
+  if (!steps && (m.usesBlockAxis(1) || m.usesBlockAxis(2))) return false;
   std::map<unsigned, int64_t> byX;
   for (unsigned t = 0; t < a.addr.size(); ++t) {
     if (!a.mask[t]) continue;
-    if (a.stepY[t] != 0) return false;
+    if (steps && a.stepY[t] != 0) return false;
     auto [it, fresh] = byX.emplace(m.tx(t), a.addr[t]);
     if (!fresh && it->second != a.addr[t]) return false;
   }

@@ -209,6 +209,7 @@ Value Builder::builtinVar(const clang::PseudoObjectExpr* po) {
 }
 
 Value Builder::blockIndex(int axis) const {
+  if (axis >= 0 && axis < 3) m_.blockAxes_[axis] = true;
   Value v = constant(kBlockIdxRep);
   v.symbolic = true;
   v.block = true;

@@ -80,6 +80,8 @@ class KernelModel {
   // a block of more than one dimension. With an assumed (1-D) shape, which threads share data is
   // then a guess.
   bool usesThreadAxis(int axis) const { return axis >= 0 && axis < 3 && threadAxes_[axis]; }
+  // Whether the kernel (or a function it calls) reads blockIdx along `axis`.
+  bool usesBlockAxis(int axis) const { return axis >= 0 && axis < 3 && blockAxes_[axis]; }
   // A block extent above 1 along `axis` (1: y, 2: z) that nothing the kernel runs reads
   // (readsThreadAxis): its rows repeat one another's work (unused-block-dimension), so pairs of
   // threads that differ only along it are no race (the race queries skip them).
@@ -156,6 +158,7 @@ class KernelModel {
   std::string blockSource_;
   bool blockAssumed_ = false;
   bool threadAxes_[3] = {false, false, false};
+  bool blockAxes_[3] = {false, false, false};
   bool dupAxis_[3] = {false, false, false};
   std::vector<unsigned> sameWork_;  // per thread: the thread of its row 0 (duplicated axes), else empty
   std::vector<Access> accesses_;
