@@ -25,19 +25,39 @@ struct Cost {
   double ratio = 1.0;  // ideal / sectors (reported)
   double judged = 1.0; // what the threshold applies to (a partial warp is judged as a full one)
 };
-// Whether `e` sits in a loop of its function (for, while, do, range-for).
-bool inLoop(clang::ASTContext& ctx, const clang::Stmt* e) {
+// The innermost loop of its function (for, while, do, range-for) that `e` sits in, or null.
+const clang::Stmt* enclosingLoop(clang::ASTContext& ctx, const clang::Stmt* e) {
   for (clang::DynTypedNodeList ps = ctx.getParents(*e); !ps.empty();) {
     if (const auto* st = ps[0].get<clang::Stmt>()) {
-      if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt, clang::CXXForRangeStmt>(st)) return true;
+      if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt, clang::CXXForRangeStmt>(st)) return st;
       ps = ctx.getParents(*st);
     } else if (const auto* d = ps[0].get<clang::Decl>()) {
-      if (llvm::isa<clang::FunctionDecl>(d)) return false;
+      if (llvm::isa<clang::FunctionDecl>(d)) return nullptr;
       ps = ctx.getParents(*d);
     } else {
-      return false;
+      return nullptr;
     }
   }
+  return nullptr;
+}
+bool inLoop(clang::ASTContext& ctx, const clang::Stmt* e) { return enclosingLoop(ctx, e) != nullptr; }
+
+// Whether `s` reads gridDim, directly or through the initializers of the local variables it
+// names (a few levels: `const int grid_stride = gridDim.x * blockDim.x * inc;`).
+bool mentionsGridDim(const clang::Stmt* s, int depth) {
+  if (!s || depth > 3) return false;
+  // `gridDim.x`: a property of the builtin variable (its base is what names it).
+  if (const auto* po = llvm::dyn_cast<clang::PseudoObjectExpr>(s)) return mentionsGridDim(po->getSyntacticForm(), depth);
+  if (const auto* mp = llvm::dyn_cast<clang::MSPropertyRefExpr>(s)) return mentionsGridDim(mp->getBaseExpr(), depth);
+  if (const auto* ov = llvm::dyn_cast<clang::OpaqueValueExpr>(s)) return mentionsGridDim(ov->getSourceExpr(), depth);
+  if (const auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
+    if (dre->getDecl()->getName() == "gridDim") return true;
+    if (const auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl()); vd && vd->isLocalVarDecl() && vd->getInit())
+      return mentionsGridDim(vd->getInit(), depth + 1);
+    return false;
+  }
+  for (const clang::Stmt* c : s->children())
+    if (mentionsGridDim(c, depth)) return true;
   return false;
 }
 
@@ -70,7 +90,15 @@ SymbolicDistance symbolicDistance(int64_t strideBytes, unsigned elemSize) {
 // none, a kernel that never reads blockIdx.y or blockIdx.z).
 bool oneElementPerThread(const KernelModel& m, const Access& a) {
   auto& ctx = m.ast();
-  if (inLoop(ctx, a.expr) || (a.callSite && inLoop(ctx, a.callSite))) return false;
+  if (a.callSite && inLoop(ctx, a.callSite)) return false;
+  // In a loop, only a grid-stride loop (one loop, a `for` whose step is made from gridDim:
+  // `i += gridDim.x * blockDim.x * inc`, kaldi's _vec_transform_reduce): each thread still touches
+  // one element per iteration, the whole grid's span further on. A loop along the row
+  // (`a[i * ld + j]`) is what threadIdx.x could index instead.
+  if (const clang::Stmt* loop = enclosingLoop(ctx, a.expr)) {
+    const auto* f = llvm::dyn_cast<clang::ForStmt>(loop);
+    if (!f || !f->getInc() || enclosingLoop(ctx, loop) || !mentionsGridDim(f->getInc(), 0)) return false;
+  }
   // No move with blockIdx.y/z: the kernel does not read them, or the address's steps say so.
   const bool steps = a.stepY.size() == a.addr.size();
   if (!steps && (m.usesBlockAxis(1) || m.usesBlockAxis(2))) return false;
@@ -297,7 +325,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
         // callers' stride or the data's layout, which the code here does not give. A note.
         if (constStride && oneElementPerThread(m, a)) {
           msg += "; each thread touches one element along that stride and nothing else here moves along a row "
-                 "(no loop, no other thread axis), so no thread order coalesces it in this kernel";
+                 "(no loop along it, no other thread axis), so no thread order coalesces it in this kernel";
           fix = "if callers pass a stride above 1 on a hot path, keep these elements contiguous (their own vector, "
                 "or a transposed copy); for a stride of 1 nothing is lost";
           inherent = true;
