@@ -9,6 +9,7 @@
 
 #include "rules/cost.h"
 #include "analyzer/rule/rule_context.h"
+#include "rules/host_util.h"
 #include "rules/impact.h"
 #include "rules/rule_util.h"
 
@@ -25,23 +26,6 @@ struct Cost {
   double ratio = 1.0;  // ideal / sectors (reported)
   double judged = 1.0; // what the threshold applies to (a partial warp is judged as a full one)
 };
-// The innermost loop of its function (for, while, do, range-for) that `e` sits in, or null.
-const clang::Stmt* enclosingLoop(clang::ASTContext& ctx, const clang::Stmt* e) {
-  for (clang::DynTypedNodeList ps = ctx.getParents(*e); !ps.empty();) {
-    if (const auto* st = ps[0].get<clang::Stmt>()) {
-      if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt, clang::CXXForRangeStmt>(st)) return st;
-      ps = ctx.getParents(*st);
-    } else if (const auto* d = ps[0].get<clang::Decl>()) {
-      if (llvm::isa<clang::FunctionDecl>(d)) return nullptr;
-      ps = ctx.getParents(*d);
-    } else {
-      return nullptr;
-    }
-  }
-  return nullptr;
-}
-bool inLoop(clang::ASTContext& ctx, const clang::Stmt* e) { return enclosingLoop(ctx, e) != nullptr; }
-
 // Whether `s` reads gridDim, directly or through the initializers of the local variables it
 // names (a few levels: `const int grid_stride = gridDim.x * blockDim.x * inc;`).
 bool mentionsGridDim(const clang::Stmt* s, int depth) {
@@ -90,14 +74,14 @@ SymbolicDistance symbolicDistance(int64_t strideBytes, unsigned elemSize) {
 // none, a kernel that never reads blockIdx.y or blockIdx.z).
 bool oneElementPerThread(const KernelModel& m, const Access& a) {
   auto& ctx = m.ast();
-  if (a.callSite && inLoop(ctx, a.callSite)) return false;
+  if (a.callSite && host::enclosingLoop(ctx, a.callSite)) return false;
   // In a loop, only a grid-stride loop (one loop, a `for` whose step is made from gridDim:
   // `i += gridDim.x * blockDim.x * inc`, kaldi's _vec_transform_reduce): each thread still touches
   // one element per iteration, the whole grid's span further on. A loop along the row
   // (`a[i * ld + j]`) is what threadIdx.x could index instead.
-  if (const clang::Stmt* loop = enclosingLoop(ctx, a.expr)) {
+  if (const clang::Stmt* loop = host::enclosingLoop(ctx, a.expr)) {
     const auto* f = llvm::dyn_cast<clang::ForStmt>(loop);
-    if (!f || !f->getInc() || enclosingLoop(ctx, loop) || !mentionsGridDim(f->getInc(), 0)) return false;
+    if (!f || !f->getInc() || host::enclosingLoop(ctx, loop) || !mentionsGridDim(f->getInc(), 0)) return false;
   }
   // No move with blockIdx.y/z: the kernel does not read them, or the address's steps say so.
   const bool steps = a.stepY.size() == a.addr.size();
