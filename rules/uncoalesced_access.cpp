@@ -74,14 +74,25 @@ SymbolicDistance symbolicDistance(int64_t strideBytes, unsigned elemSize) {
 // none, a kernel that never reads blockIdx.y or blockIdx.z).
 bool oneElementPerThread(const KernelModel& m, const Access& a) {
   auto& ctx = m.ast();
-  if (a.callSite && host::enclosingLoop(ctx, a.callSite)) return false;
   // In a loop, only a grid-stride loop (one loop, a `for` whose step is made from gridDim:
   // `i += gridDim.x * blockDim.x * inc`, kaldi's _vec_transform_reduce): each thread still touches
   // one element per iteration, the whole grid's span further on. A loop along the row
   // (`a[i * ld + j]`) is what threadIdx.x could index instead.
-  if (const clang::Stmt* loop = host::enclosingLoop(ctx, a.expr)) {
+  auto noLoopButGridStride = [&](const clang::Stmt* s) {
+    const clang::Stmt* loop = host::enclosingLoop(ctx, s);
+    if (!loop) return true;
     const auto* f = llvm::dyn_cast<clang::ForStmt>(loop);
-    if (!f || !f->getInc() || host::enclosingLoop(ctx, loop) || !mentionsGridDim(f->getInc(), 0)) return false;
+    return f && f->getInc() && !host::enclosingLoop(ctx, loop) && mentionsGridDim(f->getInc(), 0);
+  };
+  // Reached through a helper: no loop in the helper (one around the access that is not the one
+  // around the call), and around the call in the kernel at most the grid-stride loop (the load
+  // of `op.transform(v[i])` with a reference parameter is made in the call).
+  if (a.callSite) {
+    const clang::Stmt* inner = host::enclosingLoop(ctx, a.expr);
+    if (inner && inner != host::enclosingLoop(ctx, a.callSite)) return false;
+    if (!noLoopButGridStride(a.callSite)) return false;
+  } else if (!noLoopButGridStride(a.expr)) {
+    return false;
   }
   // No move with blockIdx.y/z: the kernel does not read them, or the address's steps say so.
   const bool steps = a.stepY.size() == a.addr.size();
