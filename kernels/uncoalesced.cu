@@ -24,6 +24,66 @@ __global__ void gather(const float* in, const int* idx, float* out, size_t n) {
   if (i < n) out[i] = in[idx[i]];
 }
 
+// Each thread walks its own run of B consecutive elements (a block of a block-sparse vector:
+// AMGX's `x[tid * bsize + m]`): at one instruction the lanes are B elements apart, but the same
+// thread reads the rest of each sector in the next iterations.
+__global__ void ownRun(const double* x, const double* e, double* y, double alpha, int B, size_t n) {
+  size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (t < n)
+    for (int m = 0; m < B; ++m) y[t * B + m] = x[t * B + m] + alpha * e[t * B + m];
+}
+// The same work per thread and the same layout, the lanes along the run: each block covers its
+// blockDim.x * B elements, lane after lane in every iteration.
+__global__ void laneRun(const double* x, const double* e, double* y, double alpha, int B, size_t n) {
+  size_t base = blockIdx.x * size_t(blockDim.x) * B;
+  for (int m = 0; m < B; ++m) {
+    size_t k = base + size_t(m) * blockDim.x + threadIdx.x;
+    if (k < n * B) y[k] = x[k] + alpha * e[k];
+  }
+}
+
+Report ownRunReport() {
+  Report r;
+  r.demo = "uncoalesced-access";
+  r.title = "a thread's own run of B doubles in a loop (y[t*B + m]) vs the lanes along the run";
+  const size_t total = size_t(1) << 24;
+  r.size = "16M doubles per array (128 MiB; x, e read, y written); GB/s counts 24 bytes per element";
+  r.finding = "uncoalesced-access: \"adjacent threads are 'bsize' elements apart\" on a loop over the thread's own run";
+  auto hx = randomFloats(total, 21), he = randomFloats(total, 22);
+  std::vector<double> dx(hx.begin(), hx.end()), de(he.begin(), he.end());
+  DeviceBuffer<double> x(total), e(total), y(total);
+  x.upload(dx);
+  e.upload(de);
+  const double alpha = 0.5;
+  for (int B : {1, 2, 4, 8, 16}) {
+    const size_t n = total / B;
+    for (int lanes = 0; lanes < 2; ++lanes) {
+      if (B == 1 && lanes) continue;
+      Row row;
+      row.variant = (lanes ? "lanes along the run, B = " : "own run, B = ") + std::to_string(B);
+      progress("uncoalesced-access", row.variant);
+      const unsigned grid = unsigned((n + 255) / 256);
+      row.t = timeIt([&] {
+        if (lanes) laneRun<<<grid, 256>>>(x.p, e.p, y.p, alpha, B, n);
+        else ownRun<<<grid, 256>>>(x.p, e.p, y.p, alpha, B, n);
+      }, [&] { y.poison(); });
+      auto o = y.download();
+      for (size_t i = 0; i < total && row.correct; ++i) row.correct = o[i] == dx[i] + alpha * de[i];
+      row.gbs = 24.0 * total / (row.t.medianMs * 1e-3) / 1e9;
+      row.isFixed = B == 1;
+      row.note = lanes ? "coalesced at every instruction" : std::to_string(std::min(32, 8 * B)) + " sectors per warp instruction (8 with B = 1)";
+      r.rows.push_back(row);
+    }
+  }
+  char buf[256];
+  for (const auto& row : r.rows)
+    if (row.variant.rfind("own run", 0) == 0 && row.variant != "own run, B = 1") {
+      snprintf(buf, sizeof buf, "%s: %.2fx the B = 1 copy", row.variant.c_str(), slowdown(r, row));
+      r.verdicts.push_back(buf);
+    }
+  return r;
+}
+
 std::vector<Report> demoUncoalesced() {
   Report sweep;
   sweep.demo = "uncoalesced-access";
@@ -118,7 +178,7 @@ std::vector<Report> demoUncoalesced() {
   t.finding = "uncoalesced-access on the naive transpose's strided store";
   snprintf(buf, sizeof buf, "naive transpose %.1fx slower than the padded tiled one", slowdown(t, t.rows[0]));
   t.verdicts.push_back(buf);
-  return {sweep, g, t};
+  return {sweep, g, t, ownRunReport()};
 }
 
 }  // namespace gpuopt::demos
