@@ -324,6 +324,20 @@ class LintConsumer : public clang::ASTConsumer {
                              c.skipped.size(), c.total, opts_.model.maxInstantiations);
       out_.coverage.push_back(std::move(kc));
     }
+    // Kernel templates of the file the user named that nothing in this unit instantiates (a
+    // header-only library linted alone): nothing of them is analysed, and the run says so by name
+    // instead of "0 kernels". (Those of the headers it includes are the business of the units
+    // that launch them.)
+    for (const clang::FunctionTemplateDecl* t : uninstantiated_) {
+      KernelCoverage kc;
+      kc.kernel = t->getQualifiedNameAsString();
+      kc.where = rc.span(t->getTemplatedDecl()->getLocation());
+      kc.accessesTotal = static_cast<unsigned>(sourceAccesses(t->getTemplatedDecl(), ctx).size());
+      kc.whole = "a kernel template that nothing in this file instantiates (no launch or explicit instantiation reaches "
+                 "it), so it was not analysed: lint a file that launches it (with --header-filter matching this file "
+                 "to see its findings here)";
+      out_.coverage.push_back(std::move(kc));
+    }
     auto tTaint = Clock::now();
     for (const clang::FunctionDecl* f : functions)
       if (!taint(f, sm)) ++out_.cleanFunctions;
@@ -341,11 +355,18 @@ class LintConsumer : public clang::ASTConsumer {
                                                         std::vector<const clang::FunctionDecl*>& others) {
     struct V : clang::RecursiveASTVisitor<V> {
       std::vector<const clang::FunctionDecl*> kernels, others;
+      std::vector<const clang::FunctionTemplateDecl*> uninstantiated;
       const LintedFiles* files;
       bool shouldVisitTemplateInstantiations() const { return true; }
       bool VisitFunctionDecl(clang::FunctionDecl* f) {
         if (!f->doesThisDeclarationHaveABody()) return true;
-        if (f->isDependentContext()) return true;  // uninstantiated template pattern
+        if (f->isDependentContext()) {  // uninstantiated template pattern
+          const clang::FunctionTemplateDecl* t = f->getDescribedFunctionTemplate();
+          if (t && f->hasAttr<clang::CUDAGlobalAttr>() && !f->isInvalidDecl() && files->isInput(f->getLocation()) &&
+              t->specializations().empty())
+            uninstantiated.push_back(t);
+          return true;
+        }
         if (!files->contains(f->getLocation())) return true;
         (f->hasAttr<clang::CUDAGlobalAttr>() ? kernels : others).push_back(f);
         return true;
@@ -354,8 +375,11 @@ class LintConsumer : public clang::ASTConsumer {
     v.files = &files;
     v.TraverseDecl(ctx.getTranslationUnitDecl());
     others = std::move(v.others);
+    uninstantiated_ = std::move(v.uninstantiated);
     return v.kernels;
   }
+
+  std::vector<const clang::FunctionTemplateDecl*> uninstantiated_;  // kernel templates with no instantiation (findFunctions)
 
   // Why a function cannot be trusted: code Clang could not compile in its body or in a function
   // of the program it calls. Returns the reason and the error's location.

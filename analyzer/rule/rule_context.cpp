@@ -42,6 +42,15 @@ LintedFiles::LintedFiles(const clang::SourceManager& sm, Settings s) : sm_(sm), 
   }
 }
 
+bool LintedFiles::isInput(clang::SourceLocation loc) const {
+  if (loc.isInvalid()) return false;
+  const clang::FileID fid = sm_.getFileID(sm_.getExpansionLoc(loc));
+  if (s_.targetPath.empty()) return fid == sm_.getMainFileID();
+  auto entry = sm_.getFileEntryRefForID(fid);
+  std::error_code ec;
+  return entry && fs::weakly_canonical(absoluteNormal(entry->getName()), ec).string() == s_.targetPath;
+}
+
 bool LintedFiles::containsFile(clang::FileID fid) const {
   if (fid.isInvalid()) return false;
   auto [it, fresh] = cache_.try_emplace(fid.getHashValue(), false);

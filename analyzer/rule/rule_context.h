@@ -40,6 +40,9 @@ class LintedFiles {
   LintedFiles(const clang::SourceManager& sm, Settings s);
   bool contains(clang::SourceLocation loc) const;
   bool containsFile(clang::FileID fid) const;
+  // Whether the location is in the file the user named: the main file, or the target when a
+  // header is analysed through its includer (not the headers either brings in).
+  bool isInput(clang::SourceLocation loc) const;
   // Whether the file is in the translation unit's own code (main file or linted): traversal scope.
   bool inScope(clang::SourceLocation loc) const;
   // Whether the file is the project's own code whatever is linted (the main file, a linted file,

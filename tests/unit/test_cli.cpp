@@ -319,6 +319,44 @@ TEST(Cli, KernelsAnalysedInPartAreNamed) {
   EXPECT_EQ(notes[0]["properties"]["accessesTotal"], 2);
 }
 
+// A kernel template that nothing instantiates (a header-only kernel library linted alone: held-out
+// wave 4, ginkgo's headers) is named, not counted as checked; templates of the headers a unit
+// includes are left to the units that launch them, and an instantiated one is analysed.
+TEST(Cli, KernelTemplatesNeverInstantiatedAreNamed) {
+  std::string d = tempDir("uninstantiated");
+  writeFile(d + "/lib.cuh",
+            "#pragma once\n"
+            "template <int B, typename T>\n"
+            "__global__ void scan(T* a, int n) {\n"
+            "  __shared__ T s[B];\n"
+            "  s[threadIdx.x] = a[threadIdx.x * 32];\n"
+            "  __syncthreads();\n"
+            "  a[threadIdx.x] = s[B - 1 - threadIdx.x];\n"
+            "}\n"
+            "template <typename T>\n"
+            "__global__ void fill(T* a, T v) { a[blockIdx.x * blockDim.x + threadIdx.x] = v; }\n");
+  writeFile(d + "/use.cu",
+            "#include \"lib.cuh\"\n"
+            "template <typename T>\n"
+            "__global__ void local(T* a) { a[threadIdx.x] = T(); }\n"
+            "void run(float* a) { fill<<<1, 64>>>(a, 1.0f); }\n");
+  auto header = runLint("--no-cuda --no-cache lib.cuh", d);
+  EXPECT_NE(header.out.find("lib.cuh:3:17: note: kernel 'scan': a kernel template that nothing in this file instantiates"),
+            std::string::npos) << header.out;
+  EXPECT_NE(header.out.find("(0 of 4 memory accesses analysed)"), std::string::npos) << header.out;
+  EXPECT_NE(header.out.find("kernel 'fill': a kernel template that nothing"), std::string::npos) << header.out;
+  EXPECT_NE(header.err.find("(0 kernels, 2 partly analysed)"), std::string::npos) << header.err;
+  auto json = nlohmann::json::parse(runLint("--no-cuda --no-cache --format json lib.cuh", d).out);
+  EXPECT_EQ(json["files"][0]["partlyAnalysed"], 2) << json.dump();
+  // The unit: its own never-instantiated template is named; the header's are not (fill is
+  // launched and analysed, scan belongs to whichever unit launches it).
+  auto unit = runLint("--no-cuda --no-cache use.cu", d);
+  EXPECT_NE(unit.out.find("kernel 'local': a kernel template that nothing"), std::string::npos) << unit.out;
+  EXPECT_EQ(unit.out.find("kernel 'scan'"), std::string::npos) << unit.out;
+  EXPECT_EQ(unit.out.find("kernel 'fill'"), std::string::npos) << unit.out;
+  EXPECT_NE(unit.err.find("(1 kernel, 1 partly analysed)"), std::string::npos) << unit.err;
+}
+
 // Issue 31: at most --max-instantiations instantiations of one kernel template are analysed, chosen
 // to cover every value of each template argument (so the one instantiation whose arguments make
 // the stride 32, last in source order, is among them), and the others are named on the template.
