@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <fmt/format.h>
 #include <set>
 
@@ -118,6 +119,11 @@ class LintConsumer : public clang::ASTConsumer {
       if (files.inScope(d->getLocation())) scope.push_back(d);
     ctx.setTraversalScope(scope);
     RuleContext rc(ctx, opts_.model, files);
+    {
+      auto tTest = Clock::now();
+      rc.setTestUnit(testFramework(ctx, files));
+      out_.phaseMs["test unit"] += msSince(tTest);
+    }
     auto enabled = [&](const Rule& r) {
       return opts_.enabledRules.empty() || opts_.enabledRules.count(std::string(r.info().id));
     };
@@ -380,6 +386,52 @@ class LintConsumer : public clang::ASTConsumer {
   }
 
   std::vector<const clang::FunctionTemplateDecl*> uninstantiated_;  // kernel templates with no instantiation (findFunctions)
+
+  // Which unit-test framework the file the user named defines test cases with, or "": a class
+  // derived from testing::Test (GoogleTest's TEST, TEST_F, TEST_P), a registrar object of Catch2
+  // (Catch::AutoReg) or Boost.Test, or a static registered through doctest::detail. Declarations
+  // at namespace scope of the input file only.
+  static std::string testFramework(clang::ASTContext& ctx, const LintedFiles& files) {
+    auto derivesFromGTest = [](const clang::CXXRecordDecl* rd) {
+      std::vector<const clang::CXXRecordDecl*> todo = {rd};
+      for (int steps = 0; !todo.empty() && steps < 32; ++steps) {
+        const clang::CXXRecordDecl* r = todo.back();
+        todo.pop_back();
+        if (!r || !r->hasDefinition()) continue;
+        for (const auto& b : r->getDefinition()->bases()) {
+          const clang::CXXRecordDecl* bd = b.getType()->getAsCXXRecordDecl();
+          if (!bd) continue;
+          if (bd->getQualifiedNameAsString() == "testing::Test") return true;
+          todo.push_back(bd);
+        }
+      }
+      return false;
+    };
+    std::function<std::string(const clang::DeclContext*, int)> walk = [&](const clang::DeclContext* dc, int depth) {
+      for (const clang::Decl* d : dc->decls()) {
+        if (!files.isInput(d->getLocation())) continue;
+        if (const auto* ns = llvm::dyn_cast<clang::NamespaceDecl>(d)) {
+          if (depth < 8)
+            if (std::string f = walk(ns, depth + 1); !f.empty()) return f;
+          continue;
+        }
+        if (const auto* rd = llvm::dyn_cast<clang::CXXRecordDecl>(d);
+            rd && rd->isThisDeclarationADefinition() && !rd->isDependentContext() && derivesFromGTest(rd))
+          return std::string("GoogleTest");
+        if (const auto* vd = llvm::dyn_cast<clang::VarDecl>(d)) {
+          std::string type;
+          if (const auto* td = vd->getType()->getAsCXXRecordDecl()) type = td->getQualifiedNameAsString();
+          if (type.starts_with("Catch::AutoReg")) return std::string("Catch2");
+          if (type.starts_with("boost::unit_test::")) return std::string("Boost.Test");
+          if (const auto* call = llvm::dyn_cast_or_null<clang::CallExpr>(vd->getInit() ? vd->getInit()->IgnoreImplicit() : nullptr))
+            if (const clang::FunctionDecl* fd = call->getDirectCallee(); fd && fd->getQualifiedNameAsString().starts_with("doctest::detail::"))
+              return std::string("doctest");
+        }
+      }
+      return std::string();
+    };
+    return walk(ctx.getTranslationUnitDecl(), 0);
+  }
 
   // Why a function cannot be trusted: code Clang could not compile in its body or in a function
   // of the program it calls. Returns the reason and the error's location.

@@ -1,5 +1,6 @@
 #include "analyzer/rule/rule_context.h"
 #include "analyzer/report/grouping.h"
+#include "analyzer/rule/rule_info.h"
 
 #include <clang/Lex/Lexer.h>
 
@@ -276,6 +277,12 @@ void RuleContext::report(Diagnostic d) {
   if (d.impact < opts_.ruleOption(d.ruleId, "min-impact", kDefaultMinImpact)) {
     d.severity = Severity::Note;
     d.impactText += d.impactText.empty() ? "low impact" : ": low impact";
+  } else if (!testUnit_.empty() && d.severity != Severity::Note) {
+    const RuleInfo* info = findRuleInfo(d.ruleId);
+    if (info && info->severity == Severity::Warning) {
+      d.severity = Severity::Note;
+      d.impactText += (d.impactText.empty() ? "" : ": ") + fmt::format("in a unit test ({})", testUnit_);
+    }
   }
   std::string line;
   std::string key = withoutLaunchLine(d.message, &line);

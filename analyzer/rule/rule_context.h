@@ -103,6 +103,12 @@ class RuleContext {
   // instantiation of their template.
   void finishInstantiations();
   void report(Diagnostic d);
+  // The translation unit is a unit test (the file the user named defines GoogleTest, Catch2,
+  // doctest or Boost.Test cases; `framework` names it): its launches check behaviour, not speed,
+  // so the performance rules' findings (default severity warning) are notes there. Correctness
+  // findings keep their severity.
+  void setTestUnit(std::string framework) { testUnit_ = std::move(framework); }
+  const std::string& testUnit() const { return testUnit_; }
   // Between these, report() collects the findings (as made, no merging) instead of keeping them:
   // the engine compares a kernel's findings under several guessed block shapes (model/shapes.h).
   void beginCapture() {
@@ -123,6 +129,7 @@ class RuleContext {
   bool capturing_ = false;
   std::vector<Diagnostic> captured_;
   std::string function_, instantiation_, group_, variant_;
+  std::string testUnit_;
   std::map<std::string, std::set<std::string>> instancesOf_;  // template -> instantiations analysed
   struct Seen {
     std::string group;
