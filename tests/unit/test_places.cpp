@@ -192,6 +192,37 @@ TEST(Places, StrideIsNamedInTheSourcesVariablesNotAMacrosText) {
   EXPECT_EQ(msg.find("'IDX(threadIdx.x, 0, m)' elements apart"), std::string::npos) << msg;
 }
 
+// One element per thread along a run-time stride is said so only when it is (held-out wave 4:
+// a window's first element read before the loop over the rest was called "one element per
+// thread", with the callers'-stride fix); a thread walking its own run gets the measured run text.
+TEST(Places, OneElementPerThreadOnlyWhenNothingElseWalksTheRow) {
+  std::string d = tempDir("one-element");
+  writeFile(d + "/w.cu",
+            "__global__ void windowMax(const float* in, float* out, int n, int width) {\n"
+            "  int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  if (tid >= n) return;\n"
+            "  const float* b = in + tid * width;\n"
+            "  float best = b[0];\n"
+            "  for (int i = 1; i < width; ++i) best = fmaxf(best, b[i]);\n"
+            "  out[tid] = best;\n"
+            "}\n"
+            "__global__ void column(const float* in, float* out, int n, int ld) {\n"
+            "  int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  if (tid < n) out[tid] = in[tid * ld];\n"
+            "}\n"
+            "void run(const float* in, float* out, int n, int w) {\n"
+            "  windowMax<<<(n + 255) / 256, 256>>>(in, out, n, w);\n  column<<<(n + 255) / 256, 256>>>(in, out, n, w);\n}\n");
+  std::map<int, json> byLine;
+  for (const auto& x : findings(lintJson(d, "--no-cuda --no-group --rules=uncoalesced-access w.cu"))) byLine[x["location"]["line"]] = x;
+  ASSERT_TRUE(byLine.count(5) && byLine.count(6) && byLine.count(11)) << json(byLine).dump(2);
+  EXPECT_EQ(byLine[5]["message"].get<std::string>().find("one element"), std::string::npos) << byLine[5].dump(2);
+  EXPECT_NE(byLine[6]["message"].get<std::string>().find("runs of 16, 32, 64 and 128 bytes per thread"), std::string::npos)
+      << byLine[6].dump(2);
+  EXPECT_NE(byLine[11]["message"].get<std::string>().find("each thread touches one element along that stride"), std::string::npos)
+      << byLine[11].dump(2);
+  EXPECT_EQ(byLine[11]["severity"], "note");
+}
+
 TEST(Places, AdviceFitsTheCause) {
   std::string d = tempDir("advice");
   // Pageable copies: batching is advised for small repeated copies only.
