@@ -4,6 +4,7 @@
 #include <random>
 
 #include "kernels/harness.cuh"
+#include "kernels/own_run.cuh"
 #include "kernels/transpose.cuh"
 
 namespace gpuopt::demos {
@@ -22,24 +23,6 @@ __global__ void offsetCopy(const float* in, float* out, int offset, size_t n) {
 __global__ void gather(const float* in, const int* idx, float* out, size_t n) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i < n) out[i] = in[idx[i]];
-}
-
-// Each thread walks its own run of B consecutive elements (a block of a block-sparse vector:
-// AMGX's `x[tid * bsize + m]`): at one instruction the lanes are B elements apart, but the same
-// thread reads the rest of each sector in the next iterations.
-__global__ void ownRun(const double* x, const double* e, double* y, double alpha, int B, size_t n) {
-  size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (t < n)
-    for (int m = 0; m < B; ++m) y[t * B + m] = x[t * B + m] + alpha * e[t * B + m];
-}
-// The same work per thread and the same layout, the lanes along the run: each block covers its
-// blockDim.x * B elements, lane after lane in every iteration.
-__global__ void laneRun(const double* x, const double* e, double* y, double alpha, int B, size_t n) {
-  size_t base = blockIdx.x * size_t(blockDim.x) * B;
-  for (int m = 0; m < B; ++m) {
-    size_t k = base + size_t(m) * blockDim.x + threadIdx.x;
-    if (k < n * B) y[k] = x[k] + alpha * e[k];
-  }
 }
 
 Report ownRunReport() {

@@ -10,7 +10,7 @@ cmake -S . -B build-gpu -DGPUOPT_ANALYZER=OFF -DGPUOPT_TESTS=OFF -DCMAKE_CUDA_AR
   cmake --build build-gpu -j "$(nproc)" >> "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 ./build-gpu/bin/gpuopt-lint --demo uncoalesced-access 2> "$OUT/progress.txt" > "$OUT/demo-uncoalesced.txt"
 echo "demo exit status: $?" >> "$OUT/demo-uncoalesced.txt"
-nvcc -O3 -arch=sm_90 -o "$OUT/own_run_probe" scripts/own_run_probe.cu || exit 1
+nvcc -O3 -arch=sm_90 -I. -o "$OUT/own_run_probe" scripts/own_run_probe.cu || exit 1
 for b in 1 2 4 8 16; do
   echo "== B = $b" >> "$OUT/own-run-ncu.txt"
   ncu --kernel-name regex:'ownRun|laneRun' \

@@ -1,24 +1,17 @@
 // A thread walking its own run of B consecutive doubles in a loop (y[t*B + m], AMGX's block-CSR
 // vectors with a run-time block size) against the same work with the lanes along the run. Run
 // once per B under Nsight Compute: the requests, L1 sectors and hit rate, L2 and DRAM traffic say
-// whether the loop's later iterations find the first one's sectors in L1 (the kernels are the ones
-// of kernels/uncoalesced.cu's ownRunReport, repeated here so this builds alone).
-// Build: nvcc -O3 -arch=sm_90 -o own_run_probe scripts/own_run_probe.cu; run: ./own_run_probe B
+// whether the loop's later iterations find the first one's sectors in L1 (the kernels of the
+// uncoalesced-access demo's "own run" report, kernels/own_run.cuh).
+// Build (from the repository root): nvcc -O3 -arch=sm_90 -I. -o own_run_probe scripts/own_run_probe.cu;
+// run: ./own_run_probe B
 #include <cstdio>
 #include <cstdlib>
 
-__global__ void ownRun(const double* x, const double* e, double* y, double alpha, int B, size_t n) {
-  size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (t < n)
-    for (int m = 0; m < B; ++m) y[t * B + m] = x[t * B + m] + alpha * e[t * B + m];
-}
-__global__ void laneRun(const double* x, const double* e, double* y, double alpha, int B, size_t n) {
-  size_t base = blockIdx.x * size_t(blockDim.x) * B;
-  for (int m = 0; m < B; ++m) {
-    size_t k = base + size_t(m) * blockDim.x + threadIdx.x;
-    if (k < n * B) y[k] = x[k] + alpha * e[k];
-  }
-}
+#include "kernels/own_run.cuh"
+
+using gpuopt::demos::laneRun;
+using gpuopt::demos::ownRun;
 
 int main(int argc, char** argv) {
   const int B = argc > 1 ? atoi(argv[1]) : 4;
