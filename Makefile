@@ -7,6 +7,9 @@
 MAKEFLAGS += --no-print-directory
 BUILD ?= build
 JOBS ?= $(shell nproc)
+# Clang 22 compiles this project in both builds: ~30% less time and half the memory of GCC 12 per
+# unit at -O3 (README "CI time"); CMAKE_FLAGS="-DCMAKE_CXX_COMPILER=g++" still works.
+RELEASE_CXX ?= clang++-22
 CMAKE_FLAGS ?=
 
 .PHONY: run test build build-tool setup setup-test configure clean bench package release fuzz sanitize sanitize-build
@@ -18,7 +21,7 @@ setup-test:
 	@scripts/setup.sh --test $(BUILD)
 
 configure: setup
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(RELEASE_CXX) $(CMAKE_FLAGS) >/dev/null
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)

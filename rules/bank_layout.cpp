@@ -122,7 +122,7 @@ bool simpleText(const std::string& s) {
 }
 std::string paren(const std::string& s) { return simpleText(s) ? s : "(" + s + ")"; }
 
-struct Costs {
+struct LayoutCosts {
   uint64_t total = 0;
   std::vector<uint64_t> perAccess;
 };
@@ -157,8 +157,8 @@ LayoutChange chooseSharedLayout(const KernelModel& m, const clang::VarDecl* vd, 
   const int64_t rowBytes = static_cast<int64_t>(C * S);
   // The cost of every access under a layout (`move`: old byte address -> new), or nullopt when an
   // address falls outside the array (the model's values are then not a layout's to judge).
-  auto costs = [&](auto move) -> std::optional<Costs> {
-    Costs c;
+  auto costs = [&](auto move) -> std::optional<LayoutCosts> {
+    LayoutCosts c;
     std::vector<int64_t> moved;
     for (const Access* a : accesses) {
       moved.assign(a->addr.size(), 0);
@@ -183,7 +183,7 @@ LayoutChange chooseSharedLayout(const KernelModel& m, const clang::VarDecl* vd, 
   auto now = costs([&](int64_t i, int64_t j, int64_t r) { return i * rowBytes + j * s + r; });
   if (!now) return out;
   out.before = out.after = now->total;
-  auto better = [&](const Costs& c) {
+  auto better = [&](const LayoutCosts& c) {
     for (size_t k = 0; k < c.perAccess.size(); ++k)
       if (c.perAccess[k] > now->perAccess[k]) return false;  // never make one access worse
     return c.total < out.after;

@@ -225,7 +225,7 @@ void UnbatchedMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc)
         std::string total = trips && bytes ? " (" + bytesText(*trips * *bytes) + ")" : "";
         msg += fmt::format(", and consecutive iterations copy adjacent ranges of '{}' and '{}': one copy of the whole "
                            "range{} does the same work",
-                           name(strip(c.host())), name(c.symbol ? c.dst : strip(c.device())), total);
+                           name(host::strip(c.host())), name(c.symbol ? c.dst : host::strip(c.device())), total);
         if (trips && *trips > 1) msg += fmt::format(" without {} of the per-copy latencies", *trips - 1);
       }
       if (isSmall)

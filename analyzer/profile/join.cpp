@@ -49,11 +49,6 @@ struct LineRef {
   const Line* line;
 };
 
-bool within(double measured, double predicted, double tol) {
-  if (predicted <= 0) return measured <= 0;
-  return std::fabs(measured / predicted - 1.0) <= tol;
-}
-
 // Why a finding's line has no measurement, and how to get one.
 std::string notExecutedWhy(const Profile& p, const std::string& function) {
   std::string k = baseName(function);

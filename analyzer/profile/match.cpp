@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <regex>
 
 #include <fmt/format.h>
 
@@ -42,19 +41,6 @@ bool isStore(const Instruction& in) { return in.op == "Store"; }
 bool isLoad(const Instruction& in) { return in.op == "Load"; }
 
 namespace {
-
-// The register an instruction's address is based on ("R2" in `LDG.E R3, desc[UR4][R2.64+0x10]`,
-// "R13" in `LDS R9, [R13+0x20]`): copies of one access in an unrolled loop share it, with
-// different offsets.
-std::string baseRegister(const std::string& sass) {
-  size_t open = sass.rfind('[');
-  size_t close = open == std::string::npos ? std::string::npos : sass.find(']', open);
-  if (close == std::string::npos) return {};
-  static const std::regex reg(R"((U?R[0-9]+|URZ|RZ))");
-  std::string inside = sass.substr(open + 1, close - open - 1);
-  std::smatch m;
-  return std::regex_search(inside, m, reg) ? m[1].str() : std::string();
-}
 
 bool ofKind(const Instruction& in, const AccessKey& key) {
   if (key.shared ? !isSharedAccess(in) : !isGlobalAccess(in)) return false;
@@ -165,12 +151,10 @@ Excess excessOf(const std::vector<const Instruction*>& ins, bool shared) {
   return e;
 }
 
-namespace {
 bool within(double measured, double predicted, double tol) {
   if (predicted <= 0) return measured <= 0;
   return std::fabs(measured / predicted - 1.0) <= tol;
 }
-}  // namespace
 
 namespace {
 // One direction of a finding's access (its loads, or its stores: Diagnostic::predicted "store").

@@ -88,4 +88,7 @@ std::string num(double v);
 // "1st", "2nd", ...
 std::string ordinal(int n);
 
+// Whether a measured figure is within a relative tolerance of the predicted one (both <= 0: equal).
+bool within(double measured, double predicted, double tol);
+
 }  // namespace gpuopt::profile
