@@ -82,6 +82,9 @@ class Builder : public LaneDomain {
     Mask maybeReturned;
     Value ret;
     bool hasRet = false;
+    // A return happened under a condition lanes may decide differently (dataGuards_): values
+    // returned on different paths are then a per-thread choice.
+    bool retByData = false;
     // The object a method or constructor runs on (`this`), when the model followed it.
     Value thisPtr;
     bool hasThis = false;
@@ -261,6 +264,7 @@ class Builder : public LaneDomain {
   // they decide differently): accesses there get no block steps (Access::stepX). After such a
   // condition whose paths jump (return, break, ...), every later access too.
   unsigned runtimeIter_ = 0, runtimeIters_ = 0;  // Access::runtimeIter: current, and how many so far
+  unsigned dataGuards_ = 0;   // enclosing undecided conditions that threads may decide differently
   unsigned approxMasks_ = 0;  // enclosing guards walked with threads none of which passes them
   // Values stored in per-thread arrays at addresses uniform across the active threads: (array,
   // byte address, size) -> value (storeLocal).

@@ -404,6 +404,10 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
       if (!v[i].isPtr && !ce->getArg(i)->getType()->isPointerType()) ops.push_back(&v[i]);
     const uint64_t what = mix(0x43414c4cull, reinterpret_cast<uintptr_t>(fd->getCanonicalDecl()));  // "CALL"
     number(r, what, ops);
+    // ... and of inputs the same for every thread (`__clz(n - 1)` of a size), the same for every thread.
+    bool sameIn = !ops.empty();
+    for (const Value* x : ops) sameIn = sameIn && uniformish(*x);
+    if (sameIn) r.same = true;
     // Its outputs through pointers to scalar variables (`__sincosf(x, &s, &c)`): numbered the same way.
     for (unsigned i = 0; i < ce->getNumArgs(); ++i)
       if (auto* uo = llvm::dyn_cast<clang::UnaryOperator>(strip(ce->getArg(i))); uo && uo->getOpcode() == clang::UO_AddrOf)

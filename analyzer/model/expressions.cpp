@@ -315,9 +315,14 @@ Value Builder::evalCast(const clang::CastExpr* ce) {
       return v;
     }
     case CK::CK_NullToPointer:
-    case CK::CK_IntegralToPointer:
-      eval(sub);
-      return unknown();
+    case CK::CK_IntegralToPointer: {
+      // Not a pointer into memory the model follows, but one value for every thread when the
+      // integer is (`counts == nullptr` on a parameter is decided alike by every thread).
+      Value s = eval(sub);
+      Value r = unknown();
+      r.same = ce->getCastKind() == CK::CK_NullToPointer || uniformish(s);
+      return r;
+    }
     default: {
       Value v = eval(sub);
       if (!ce->getType()->isIntegralOrEnumerationType() && !ce->getType()->isPointerType()) v.known = false;

@@ -114,6 +114,19 @@ Value Builder::readMem(const LVal& lv) {
     r.blockMade = lv.ptr.space == MemSpace::Shared;
     return r;
   }
+  // One address for every active thread though not known (a base offset by a size computed from
+  // loaded values, `shared + cap`): one load instruction gives every lane the same value, whatever
+  // the memory holds; numbered per load expression and memory version.
+  if (!lv.ptr.known && lv.ptr.same) {
+    Value r = unknown();
+    r.data = true;
+    r.same = true;
+    r.block = lv.ptr.block;
+    const uint64_t version = lv.ptr.base ? memVersion_[lv.ptr.base] : 0;
+    r.tag.assign(N_, mix(mix(reinterpret_cast<uintptr_t>(lv.expr), version), 0x53414d45ull));  // "SAME"
+    r.blockMade = lv.ptr.space == MemSpace::Shared;
+    return r;
+  }
   Value r = unknown();
   r.data = true;
   r.loaded = true;

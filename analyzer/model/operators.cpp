@@ -182,6 +182,7 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
     Value r = p;
     mergeFlags(r, p, i);
     r.known = p.known && i.known;
+    r.same = uniformish(p) && uniformish(i);  // `shared + cap`: one address for every thread
     if (r.known)
       for (unsigned t = 0; t < N_; ++t)
         r.v[t] = p.v[t] + (op == BO::BO_Sub ? -1 : 1) * i.v[t] * static_cast<int64_t>(p.pointee);
@@ -512,6 +513,8 @@ Value Builder::evalConditional(const clang::AbstractConditionalOperator* co) {
       r.alt[k].resize(N_);
       for (unsigned t = 0; t < N_; ++t) r.alt[k][t] = c.v[t] ? x[t] : y[t];
     }
+  // A condition and arms each the same for every thread: one value for every thread.
+  if (!r.known) r.same = uniformish(c) && uniformish(a) && uniformish(b);
   if (!r.known && c.known && !r.isPtr) {  // each thread's arm, numbered
     r.tag.assign(N_, 0);
     for (unsigned t = 0; t < N_; ++t) r.tag[t] = laneNumber(c.v[t] ? a : b, t);

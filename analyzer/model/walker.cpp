@@ -187,6 +187,10 @@ void Builder::walk(const clang::Stmt* s) {
       // A thread that already returned: the paths of an undecided condition are both walked with
       // it, so it returns one value or the other (a hash lookup's loaded value or its "empty"
       // sentinel). Different values there: which one is data, not the last one walked.
+      // (Under conditions every thread decides alike, `if (n <= 1) return 1;` with n a stand-in, each
+      // thread gets the same one of them: one value for every thread, not known.)
+      const bool byData = f.retByData || dataGuards_ > 0;
+      f.retByData = byData;
       bool chosen = false;
       if (f.hasRet && !v.isPtr && !f.ret.isPtr)
         for (unsigned t = 0; t < N_ && !chosen; ++t)
@@ -196,6 +200,7 @@ void Builder::walk(const clang::Stmt* s) {
         Value r = unknown();
         r.data = true;
         r.block = f.ret.block || v.block;
+        if (!byData && uniformish(f.ret) && uniformish(v)) r.same = true, r.data = f.ret.data || v.data;
         f.ret = std::move(r);
       } else {
         assignMasked(f.ret, v);
@@ -430,13 +435,19 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
   // Variables the body assigns, after a body whose rest was skipped on a guess (`cw++` after such
   // a `continue`): their values are guesses too (symbolic), so a condition on them (`if (cw)`)
   // does not hide what it guards (HeCBench word2vec: the barriers under `if (cw)`). The same after
-  // a loop the work bound cut: the iterations not walked would have assigned them.
+  // a loop the work bound cut: the iterations not walked would have assigned them. And after a
+  // loop the iteration limit stopped while its condition, over a stand-in, still held (`while (p <
+  // n) p <<= 1;` with n a parameter's stand-in): p's value there is the limit's, not the code's.
   if (cut && m_.loopCuts_++ == 0) m_.firstLoopCut_ = s->getBeginLoc();
-  if (symbolicSkip || cut) {
+  // Such a value is a stand-in like a parameter's (`param`, named by the variable): a race that
+  // depends on it is a possible one.
+  const bool cappedOnStandIn = capped && !cut && symbolicCond;
+  if (symbolicSkip || cut || cappedOnStandIn) {
     for (const clang::VarDecl* vd : assignedVars(body))
       for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
         if (auto f = it->vars.find(vd); f != it->vars.end()) {
           if (f->second.known) f->second.symbolic = true;
+          if (f->second.known && cappedOnStandIn && !f->second.param) f->second.param = true, f->second.paramSrc = vd;
           break;
         }
   }
@@ -493,6 +504,8 @@ void Builder::walkSwitch(const clang::SwitchStmt* ss) {
   if (!body) return;
   loops_.push_back({Mask(N_, 0), Mask(N_, 0)});  // `break` leaves the switch
   if (!c.known) guards_.push_back(ctx_.getSourceManager().getExpansionLineNumber(ss->getCond()->getBeginLoc()));
+  const bool dataGuard = !c.known && !uniformish(c);
+  dataGuards_ += dataGuard;
   bool variant = blockVariant(c);
   enterBlockVariant(variant, body);
   std::fill(active_.begin(), active_.end(), 0);
@@ -507,6 +520,7 @@ void Builder::walkSwitch(const clang::SwitchStmt* ss) {
     walk(cur);
   }
   if (!c.known) guards_.pop_back();
+  dataGuards_ -= dataGuard;
   leaveBlockVariant(variant);
   dropResiduals(true);
   Mask broken = loops_.back().broken;

@@ -100,6 +100,8 @@ void Builder::walkIf(const clang::IfStmt* is) {
   // accesses there remember the condition's line.
   const unsigned line = ctx_.getSourceManager().getExpansionLineNumber(is->getCond()->getBeginLoc());
   if (!c.known) guards_.push_back(line);
+  const bool dataGuard = !c.known && !uniformCond;
+  dataGuards_ += dataGuard;
   const bool selects = !c.known && selections_.count(strip(is->getCond()));
   const bool selectsInWarp = !c.known && !selects && warpSelections_.count(strip(is->getCond()));
   // A condition on blockIdx that every thread of the block decides alike: some blocks only.
@@ -187,6 +189,7 @@ void Builder::walkIf(const clang::IfStmt* is) {
   approxMasks_ -= approx;
   if (perBlock) --blockGuards_;
   if (!c.known) guards_.pop_back();
+  dataGuards_ -= dataGuard;
   for (size_t i = 0; i < merged.size(); ++i) {
     Value& cur = *merged[i].second;
     const Value& other = afterThenVals[i];
