@@ -143,7 +143,11 @@ void GlobalMemoryRaceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
         fix = "write the results to a second array (out[i] = c[i] + c[i-1]) or run the dependent step as a second "
               "kernel; a grid-wide sync (cooperative launch) also orders blocks";
       }
-      if (x.possible) msg += possibleGuardsText(w, o);
+      if (x.possible && (!x.laterIterLine || !w.guards.empty() || !o.guards.empty())) msg += possibleGuardsText(w, o);
+      if (x.laterIterLine)
+        msg += fmt::format(" (only when the loop at line {} runs more than once, a trip count known only at run time: "
+                           "in its first iteration the two do not meet)",
+                           x.laterIterLine);
       msg += atContext(later.context);
       if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
       d = rc.make(kInfo, rc.span(later.expr), msg);

@@ -264,6 +264,7 @@ class Builder : public LaneDomain {
   // they decide differently): accesses there get no block steps (Access::stepX). After such a
   // condition whose paths jump (return, break, ...), every later access too.
   unsigned runtimeIter_ = 0, runtimeIters_ = 0;  // Access::runtimeIter: current, and how many so far
+  unsigned laterIterLine_ = 0;  // Access::laterIterLine: the innermost run-time loop past its first iteration
   unsigned dataGuards_ = 0;   // enclosing undecided conditions that threads may decide differently
   unsigned approxMasks_ = 0;  // enclosing guards walked with threads none of which passes them
   // Values stored in per-thread arrays at addresses uniform across the active threads: (array,

@@ -365,6 +365,10 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
   std::set<std::pair<const clang::Expr*, const clang::Expr*>> seen;
   auto moves = [](const Entry& e) { return e.acc->stepX[e.thread] != 0 || e.acc->stepY[e.thread] != 0; };
   auto at = [&](size_t k) -> const Entry& { return entries[keys[k].idx]; };
+  // Pairs that need a later iteration of a loop with a run-time trip count (Access::laterIterLine)
+  // come second and are possible: the pair of the same expressions within first iterations, when
+  // there is one, is the one reported.
+  for (int pass = 0; pass < 2; ++pass)
   for (size_t g = 0; g < keys.size();) {
     size_t h = g;
     while (h < keys.size() && keys[h].group == keys[g].group && keys[h].unit == keys[g].unit) ++h;
@@ -417,6 +421,8 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
           }
           const Access* w = p.acc->isWrite ? p.acc : q.acc;
           const Access* o = w == p.acc ? q.acc : p.acc;
+          const unsigned later = w->laterIterLine ? w->laterIterLine : o->laterIterLine;
+          if ((later != 0) != (pass == 1)) continue;
           if (!seen.insert({w->expr, o->expr}).second) continue;
           CrossBlockRace r;
           const Entry& we = w == p.acc ? p : q;
@@ -429,7 +435,8 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
           if (r.b1 == r.b2 && r.by1 == r.by2) r.b2 = r.b1 + 1;  // a fixed address: any other block
           r.byteAddr = w->addr[we.thread] + r.b1 * w->stepX[we.thread] + r.by1 * w->stepY[we.thread];
           r.blockIndependent = indep;
-          r.possible = !w->guards.empty() || !o->guards.empty();
+          r.laterIterLine = later;
+          r.possible = !w->guards.empty() || !o->guards.empty() || later;
           races.push_back(r);
         }
     g = h;

@@ -47,7 +47,9 @@ struct CrossBlockRace {
   int by1 = 0, by2 = 0;            // blockIdx.y offsets
   int64_t byteAddr = 0;            // the element both touch (bytes from the base, in block b's terms)
   bool blockIndependent = false;   // neither address depends on blockIdx: every block touches it
-  bool possible = false;           // under a condition the model could not decide (data-dependent)
+  bool possible = false;           // under a condition the model could not decide (data-dependent),
+                                   // or only in a later iteration of a run-time loop (laterIterLine)
+  unsigned laterIterLine = 0;      // that loop's line (Access::laterIterLine of either access), else 0
 };
 
 // Races between blocks: each global access whose address is linear in blockIdx (Access::stepX/Y)

@@ -89,6 +89,12 @@ struct Access {
   // Recorded by threads the model let in although the condition around it (over representative
   // values) let none in (walker.cpp: a guard never hides a body): the mask is a guess.
   bool approxMask = false;
+  // Recorded in the second or a later iteration of a loop whose trip count is known only at run
+  // time (a bound over a parameter's stand-in or over data): the line of the innermost such loop,
+  // else 0. A race that needs this access exists only when that loop runs more than once
+  // (`for (b = threadIdx.x; b < count; b += blockDim.x) out[blockIdx.x * 256 + b]` reaches the next
+  // block's elements only for count > 256).
+  unsigned laterIterLine = 0;
 };
 
 struct Branch {

@@ -334,6 +334,7 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
   const clang::VarDecl* lv = loopVar_;
   loopVar_ = nullptr;
   const unsigned outerRuntimeIter = runtimeIter_;
+  const unsigned outerLaterIterLine = laterIterLine_;
   loops_.push_back({Mask(N_, 0), Mask(N_, 0)});
   ++loopDepth_;
   ctxStack_.emplace_back();
@@ -398,6 +399,10 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
     // (A bound every launch gives is still a run-time value for the compiler.)
     if ((symbolicCond || launchArgCond || !cond) && !countedRuntime) ++runtimeLoops_, countedRuntime = true;
     if (countedRuntime) runtimeIter_ = ++runtimeIters_;
+    // Past the first iteration of a loop whose trip count is a run-time value: this iteration runs
+    // only for some of those values.
+    if (iter >= 1 && symbolicCond)
+      laterIterLine_ = ctx_.getSourceManager().getExpansionLineNumber(s->getBeginLoc());
     walk(body);
     dropResiduals(true);  // a break or continue that may have happened ends with the iteration
     // Threads that hit `continue` take the increment too.
@@ -426,6 +431,7 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
       if (m_.branches_[i].stmt == s && m_.branches_[i].maxTrips == 0) m_.branches_[i].maxTrips = iter;
   if (countedRuntime) --runtimeLoops_;
   runtimeIter_ = outerRuntimeIter;
+  laterIterLine_ = outerLaterIterLine;
   leaveBlockVariant(variant);
   approxMasks_ -= approx;
   ctxStack_.pop_back();
@@ -440,14 +446,23 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
   // n) p <<= 1;` with n a parameter's stand-in): p's value there is the limit's, not the code's.
   if (cut && m_.loopCuts_++ == 0) m_.firstLoopCut_ = s->getBeginLoc();
   // Such a value is a stand-in like a parameter's (`param`, named by the variable): a race that
-  // depends on it is a possible one.
+  // depends on it is a possible one. An integer the whole block holds alike takes a parameter's
+  // representative value too (kParamRep): the count where the walk stopped (2 after `while (n <
+  // 64 && f[n] > 0) ++n;`) is no bound the code gives, and a later `for (b = threadIdx.x; b < n;
+  // ...)` must not run with 2 lanes as if the program said so.
   const bool cappedOnStandIn = capped && !cut && symbolicCond;
   if (symbolicSkip || cut || cappedOnStandIn) {
     for (const clang::VarDecl* vd : assignedVars(body))
       for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
         if (auto f = it->vars.find(vd); f != it->vars.end()) {
-          if (f->second.known) f->second.symbolic = true;
-          if (f->second.known && cappedOnStandIn && !f->second.param) f->second.param = true, f->second.paramSrc = vd;
+          Value& x = f->second;
+          if (x.known) x.symbolic = true;
+          if (x.known && cappedOnStandIn && !x.param) {
+            x.param = true, x.paramSrc = vd;
+            if (!x.isPtr && vd->getType()->isIntegralOrEnumerationType() && !varying(x) &&
+                ctx_.getTypeSize(vd->getType()) >= 32)
+              std::fill(x.v.begin(), x.v.end(), kParamRep);
+          }
           break;
         }
   }

@@ -522,13 +522,10 @@ TEST(Cli, RacesUnderDataDependentGuardsArePossibleRacesAtWarningSeverity) {
       continue;
     }
     EXPECT_EQ(f["severity"], "warning") << m;
-    // Names what it depends on: a condition on data, the block shape it had to guess (issue 26:
-    // a race under a guessed shape is possible at most), or, in splitLists only, the variable a
-    // capped loop left as a stand-in ('cap').
+    // Names what it depends on: a condition on data, or the block shape it had to guess (issue 26:
+    // a race under a guessed shape is possible at most).
     EXPECT_TRUE(m.find("(under the condition") != std::string::npos || m.find("the block shape is not known") != std::string::npos ||
-                m.find("; assuming a ") != std::string::npos ||
-                (m.find("shared memory 'lists': the index of '") != std::string::npos &&
-                 m.find("depends on 'cap', a value known only at run time") != std::string::npos))
+                m.find("; assuming a ") != std::string::npos)
         << m;
     if (m.find("possible write-after-read race on shared memory: thread 224 writes buf[0][0], read by thread 0") !=
         std::string::npos) {
