@@ -232,7 +232,44 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     r.blockMade = true;
     return r;
   }
-  if ((name.rfind("atomic", 0) == 0 || name.rfind("__ld", 0) == 0) && anyActive()) m_.reached_.insert(ce);
+  const bool hintedStore = (name == "__stwt" || name == "__stcs" || name == "__stcg" || name == "__stwb") && ce->getNumArgs() == 2;
+  const bool scopedAtomic = name.rfind("__nv_atomic", 0) == 0 && ce->getNumArgs() >= 1;
+  if ((name.rfind("atomic", 0) == 0 || name.rfind("__ld", 0) == 0 || hintedStore || scopedAtomic) && anyActive())
+    m_.reached_.insert(ce);
+  // nvcc's scoped atomic built-ins (CUDA 12.8: __nv_atomic_load_n, __nv_atomic_store_n,
+  // __nv_atomic_fetch_add, ...; gpuopt_nvcc_builtins.h): a load reads, a store writes, the others
+  // read-modify-write atomically.
+  if (scopedAtomic) {
+    std::vector<Value> v;
+    for (const auto* a : ce->arguments()) v.push_back(eval(a));
+    const bool load = name.find("_load") != std::string::npos, store = name.find("_store") != std::string::npos;
+    if (v[0].isPtr) {
+      LVal lv;
+      lv.kind = LVal::Mem;
+      lv.ptr = v[0];
+      lv.expr = ce;
+      lv.size = static_cast<unsigned>(v[0].pointee);
+      if (v[0].space == MemSpace::Local) forgetLocal(v[0].base);
+      if (load) return readMem(lv);
+      recordAccess(lv, !store, true, true, store && v.size() >= 2 ? &v[1] : nullptr);
+    }
+    return load ? dataOf(unknown()) : unknown();
+  }
+  // The cache-hinted stores of sm_32_intrinsics.h (Clang's own `__stwt` is inline PTX in a system
+  // header): a store of the value, whatever the cache policy.
+  if (hintedStore) {
+    Value p = eval(ce->getArg(0));
+    Value v = eval(ce->getArg(1));
+    if (p.isPtr) {
+      LVal lv;
+      lv.kind = LVal::Mem;
+      lv.ptr = p;
+      lv.expr = ce;
+      lv.size = static_cast<unsigned>(p.pointee);
+      writeLVal(lv, v);
+    }
+    return unknown();
+  }
   if (name.rfind("atomic", 0) == 0 && ce->getNumArgs() >= 1) {
     Value p = eval(ce->getArg(0));
     for (unsigned i = 1; i < ce->getNumArgs(); ++i) eval(ce->getArg(i));

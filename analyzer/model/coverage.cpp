@@ -52,6 +52,10 @@ struct Finder : clang::RecursiveASTVisitor<Finder> {
   }
   void callee(const clang::FunctionDecl* fd) {
     if (!follow || !fd) return;
+    // A trivial special member (the copy assignment of a plain struct, `out[i] = t;`): the model
+    // copies the object as one access at the call, as the compiler does; the members of the
+    // implicit body (`this->offset`, at the struct's line) are not accesses of the program.
+    if (auto* md = llvm::dyn_cast<clang::CXXMethodDecl>(fd); md && md->isTrivial()) return;
     const clang::FunctionDecl* def = nullptr;
     if (fd->hasBody(def) && def && !inSystem(def) && seen.insert(def).second) todo.push_back(def);
   }
@@ -99,14 +103,37 @@ struct Finder : clang::RecursiveASTVisitor<Finder> {
     return true;
   }
   bool VisitMemberExpr(clang::MemberExpr* e) {
+    // An enumerator or a static member named through an object (`c[i].num_elements`): the object
+    // is not read.
+    if (llvm::isa<clang::EnumConstantDecl, clang::VarDecl>(e->getMemberDecl())) {
+      markBase(e->getBase());
+      return true;
+    }
     if (!e->isArrow() || !llvm::isa<clang::FieldDecl>(e->getMemberDecl())) return true;
     markBase(e->getBase());
     if (!inner.count(e)) add(e);
     return true;
   }
+  // A launch from device code starts a grid of its own: the child kernel is analysed in its own
+  // launch, and the launch's configuration (a stream pointer) touches no memory. Its arguments are
+  // evaluated by the parent.
+  bool TraverseCUDAKernelCallExpr(clang::CUDAKernelCallExpr* c) {
+    for (auto* a : c->arguments())
+      if (!TraverseStmt(a)) return false;
+    return true;
+  }
   bool VisitCallExpr(clang::CallExpr* c) {
     const clang::FunctionDecl* fd = c->getDirectCallee();
     if (!fd) return true;
+    // Atomics and the cache-hinted loads are evaluated by name (calls.cpp), not walked, also where
+    // a header gives them a body (the bundled sm_32 intrinsics' `__ldca`): one access at the call.
+    if (fd->getIdentifier() && (fd->getName().starts_with("atomic") || fd->getName().starts_with("__ld") ||
+                                fd->getName().starts_with("__nv_atomic") ||
+                                ((fd->getName() == "__stwt" || fd->getName() == "__stcs" || fd->getName() == "__stcg" ||
+                                  fd->getName() == "__stwb") && c->getNumArgs() == 2))) {
+      add(c);
+      return true;
+    }
     const clang::FunctionDecl* def = nullptr;
     if (fd->hasBody(def) && def && !inSystem(def)) {
       callee(fd);

@@ -113,6 +113,18 @@ Value Builder::eval(const clang::Expr* e) {
     return v;
   }
   if (auto* po = llvm::dyn_cast<clang::PseudoObjectExpr>(e)) return builtinVar(po);
+  // An enumerator named through an object (`t < c[i].num_elements`, an enum member of the
+  // struct): the enumerator's value; the object is not read (Clang's folding refuses a
+  // non-constant object).
+  if (auto* me = llvm::dyn_cast<clang::MemberExpr>(e))
+    if (auto* ec = llvm::dyn_cast<clang::EnumConstantDecl>(me->getMemberDecl())) return constant(ec->getInitVal().getExtValue());
+  // What Clang could not resolve but nvcc compiles (a braced list assigned to a `__half2`, which
+  // Clang calls ambiguous; benign_diagnostics.h): its operands still run, so their accesses are
+  // evaluated; the result is not known.
+  if (auto* re = llvm::dyn_cast<clang::RecoveryExpr>(e)) {
+    for (const auto* sub : re->subExpressions()) eval(sub);
+    return unknown();
+  }
   if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
     if (dre->getDecl()->getName() == "warpSize") return constant(32);
     LVal lv = evalLValue(e);

@@ -489,10 +489,24 @@ Value Builder::evalConditional(const clang::AbstractConditionalOperator* co) {
     }
   bool variant = blockVariant(c);  // other blocks' threads take other arms
   enterBlockVariant(variant, nullptr);
-  active_ = tm;
-  Value a = std::find(tm.begin(), tm.end(), 1) != tm.end() ? eval(co->getTrueExpr()) : unknown();
-  active_ = fm;
-  Value b = std::find(fm.begin(), fm.end(), 1) != fm.end() ? eval(co->getFalseExpr()) : unknown();
+  // An arm no thread takes under stand-in values (`off == 0 ? in[n - 1 - x] : in[off - 1 + x]`
+  // with `off` a parameter's stand-in) is still walked, with every thread as a guess (approxMask),
+  // as an `if` over stand-ins is: other values take it. Its value is not used.
+  auto arm = [&](const Mask& m, const clang::Expr* x) {
+    if (std::find(m.begin(), m.end(), 1) != m.end()) {
+      active_ = m;
+      return eval(x);
+    }
+    if (c.known && c.symbolic && std::find(saved.begin(), saved.end(), 1) != saved.end()) {
+      active_ = saved;
+      ++approxMasks_;
+      eval(x);
+      --approxMasks_;
+    }
+    return unknown();
+  };
+  Value a = arm(tm, co->getTrueExpr());
+  Value b = arm(fm, co->getFalseExpr());
   active_ = saved;
   leaveBlockVariant(variant);
   Value r = a.isPtr ? a : b.isPtr ? b : unknown();
