@@ -415,6 +415,66 @@ class TimeModel {
   std::map<const clang::FunctionDecl*, FnTime> cache_;
   int depth_ = 0;
 };
+// The functions the translation unit's kernels reach through direct calls, constructors and
+// functions named as values (a functor's operator() in a template instantiation is a direct call
+// there), as canonical declarations and their template patterns. `open` when a kernel calls
+// through a pointer the AST does not resolve (anything may run), or when the unit has no kernel.
+struct KernelReach : clang::RecursiveASTVisitor<KernelReach> {
+  std::set<const clang::FunctionDecl*> reached;
+  std::vector<const clang::FunctionDecl*> todo;
+  bool open = false;
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  static const clang::FunctionDecl* key(const clang::FunctionDecl* f) { return f->getCanonicalDecl(); }
+  void reach(const clang::FunctionDecl* f) {
+    if (!f) return;
+    const clang::FunctionDecl* def = f->getDefinition();
+    if (!reached.insert(key(f)).second) return;
+    if (auto* p = f->getTemplateInstantiationPattern()) reached.insert(key(p));
+    if (def && def->hasBody()) todo.push_back(def);
+  }
+  bool VisitFunctionDecl(clang::FunctionDecl* f) {
+    if (f->hasAttr<clang::CUDAGlobalAttr>() && f->hasBody() && !f->isDependentContext()) reach(f);
+    return true;
+  }
+  void close() {
+    if (reached.empty()) open = true;
+    struct Body : clang::RecursiveASTVisitor<Body> {
+      KernelReach* r;
+      bool VisitCallExpr(clang::CallExpr* c) {
+        if (auto* f = c->getDirectCallee()) r->reach(f);
+        else if (!llvm::isa<clang::CXXPseudoDestructorExpr>(c->getCallee()->IgnoreParenImpCasts()) && !c->isTypeDependent())
+          r->open = true;
+        return true;
+      }
+      bool VisitCXXConstructExpr(clang::CXXConstructExpr* c) {
+        r->reach(c->getConstructor());
+        return true;
+      }
+      bool VisitDeclRefExpr(clang::DeclRefExpr* d) {
+        if (auto* f = llvm::dyn_cast<clang::FunctionDecl>(d->getDecl())) r->reach(f);
+        return true;
+      }
+      bool VisitLambdaExpr(clang::LambdaExpr* l) {
+        r->reach(l->getCallOperator());
+        return true;
+      }
+    } body;
+    body.r = this;
+    while (!todo.empty()) {
+      const clang::FunctionDecl* f = todo.back();
+      todo.pop_back();
+      body.TraverseStmt(f->getBody());
+      if (auto* cd = llvm::dyn_cast<clang::CXXConstructorDecl>(f))
+        for (const auto* init : cd->inits())
+          if (init->getInit()) body.TraverseStmt(init->getInit());
+    }
+  }
+  bool reaches(const clang::FunctionDecl* f) const {
+    if (open || reached.count(key(f))) return true;
+    if (auto* p = f->getTemplateInstantiationPattern()) return reached.count(key(p)) > 0;
+    return false;
+  }
+};
 }  // namespace
 
 void DoublePromotionRule::checkTranslationUnit(clang::ASTContext& ctx, RuleContext& rc) {
@@ -423,6 +483,14 @@ void DoublePromotionRule::checkTranslationUnit(clang::ASTContext& ctx, RuleConte
   // The cost: what all of a function's promotions add to its estimated time (nothing while it stays
   // bound by its memory accesses), shared among them by what each one adds.
   TimeModel time(ctx);
+  // A device function no kernel of this unit calls (a header's library function): how often it
+  // runs is not known here, so its cost is not claimed (a note; a unit whose kernels call it
+  // reports it as usual, and the header's place keeps the higher severity).
+  KernelReach reach;
+  if (!v.found.empty()) {
+    reach.TraverseAST(ctx);
+    reach.close();
+  }
   std::map<const clang::FunctionDecl*, double> extraOf;
   std::map<const clang::FunctionDecl*, unsigned> countOf;
   std::vector<double> extra(v.found.size());
@@ -437,6 +505,11 @@ void DoublePromotionRule::checkTranslationUnit(clang::ASTContext& ctx, RuleConte
     const auto& f = v.found[i];
     if (!f.fn) {
       v.emit(f, -1, "");
+      continue;
+    }
+    if (!reach.reaches(f.fn)) {
+      v.emit(f, 0, fmt::format("no kernel of this file calls '{}': how often it runs is not known here",
+                               f.fn->getNameAsString()));
       continue;
     }
     const FnTime& t = time.of(f.fn);
