@@ -247,6 +247,10 @@ class Builder : public LaneDomain {
   // Lines of the selection guards being walked (their then-branch): `key[e] == k`, a loaded value
   // that differs per thread compared with one value of the block (Access::selectGuards).
   std::vector<unsigned> selectGuards_;
+  // Access::uniformArms: the undecided ifs every thread of the block decides alike around the
+  // walk, as (walk of the if, 1 then / 2 else); uniformIfWalks_ numbers the walks.
+  std::vector<std::pair<unsigned, uint8_t>> uniformArms_;
+  unsigned uniformIfWalks_ = 0;
   // Comparisons evaluated as such a selection.
   std::set<const clang::Expr*> selections_;
   // The same with one value per warp (`col == row`, row = blockIdx.x * W + warp): at most one

@@ -193,7 +193,7 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
         for (unsigned t = 0; t < N_; ++t)
           r.alt[k][t] = altOf(p, k)[t] + (op == BO::BO_Sub ? -1 : 1) * altOf(i, k)[t] * static_cast<int64_t>(p.pointee);
       }
-    if (varying(i) && !i.strideSym.empty()) r.strideSym = i.strideSym;
+    if (movesWithThread(i) && !i.strideSym.empty()) r.strideSym = i.strideSym;
     numberAddress(r, p, op == BO::BO_Sub ? unknown() : i);
     return r;
   }
@@ -203,10 +203,10 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
   r.same = uniformish(a) && uniformish(b);
   if (op == BO::BO_Mul) {
     // A thread-varying term scaled by a uniform symbol: remember the symbol's text.
-    if (a.known && b.known) {
-      if (varying(a) && b.symbolic && !varying(b)) r.strideSym = strideText(rhsE);
-      else if (varying(b) && a.symbolic && !varying(a)) r.strideSym = strideText(lhsE);
-    }
+    // Also over a base known only at run time (`(row_beg + write + block) * block_size` with
+    // `write` a count from shared memory): the lanes are still the symbol's multiples apart.
+    if (b.known && b.symbolic && !varying(b) && movesWithThread(a)) r.strideSym = strideText(rhsE);
+    else if (a.known && a.symbolic && !varying(a) && movesWithThread(b)) r.strideSym = strideText(lhsE);
   }
   if (!r.known) {
     // A data value masked or reduced by a constant: how many values it can take (histogram bins).

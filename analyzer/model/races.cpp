@@ -12,6 +12,17 @@
 
 namespace gpuopt {
 
+namespace {
+// Two accesses in different arms of one walk of an if that every thread of the block decides
+// alike (Access::uniformArms): never both in one block.
+bool exclusiveArms(const Access& a, const Access& b) {
+  for (const auto& [walk, arm] : a.uniformArms)
+    for (const auto& [w2, arm2] : b.uniformArms)
+      if (walk == w2 && arm != arm2) return true;
+  return false;
+}
+}  // namespace
+
 std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space, const std::vector<unsigned>* sameWork) {
   std::vector<Race> races;
   auto warpOnly = [&](const Access* a) {
@@ -124,6 +135,7 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space,
         auto conflict = [&](const std::vector<const Entry*>& others) {
           for (const Entry* o : others) {
             if (o->thread == e.thread) continue;
+            if (exclusiveArms(*a, *o->acc)) continue;  // arms of one if the whole block decides alike
             if (sameWork && (*sameWork)[o->thread] == (*sameWork)[e.thread]) continue;  // rows repeating one another
             bool sameWarp = o->thread / 32 == e.thread / 32;
             if (sameWarp && o->acc->warpEpoch[e.thread / 32] != a->warpEpoch[e.thread / 32]) continue;  // __syncwarp between

@@ -95,6 +95,10 @@ struct Access {
   // (`for (b = threadIdx.x; b < count; b += blockDim.x) out[blockIdx.x * 256 + b]` reaches the next
   // block's elements only for count > 256).
   unsigned laterIterLine = 0;
+  // The undecided conditions around it that every thread of the block decides alike (a parameter,
+  // a uniform load: `if (numCodes % 4 == 0)`), as (walk of the if, 1 then / 2 else): two accesses
+  // in different arms of one walk never run in the same block.
+  std::vector<std::pair<unsigned, uint8_t>> uniformArms;
 };
 
 struct Branch {

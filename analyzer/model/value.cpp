@@ -29,6 +29,19 @@ Value LaneDomain::constant(int64_t c) const {
   return v;
 }
 
+bool LaneDomain::movesWithThread(const Value& v) const {
+  if (v.known) return varying(v);
+  if (v.affOff.size() != N_ || v.affBase.size() != N_) return false;
+  bool first = true;
+  int64_t x = 0;
+  for (unsigned t = 0; t < N_; ++t) {
+    if (!active_[t]) continue;
+    if (first) x = v.affOff[t], first = false;
+    else if (v.affOff[t] != x) return true;
+  }
+  return false;
+}
+
 bool LaneDomain::varying(const Value& v) const {
   if (!v.known) return false;
   // Early exit at the first difference: most varying values (thread indices) differ at once.

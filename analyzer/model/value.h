@@ -118,6 +118,9 @@ class LaneDomain {
   Value constant(int64_t c) const;
   // Known and different between two active threads.
   bool varying(const Value& v) const;
+  // Known and different between two active threads, or not known but at known distances that
+  // differ between two active threads (Value::affOff: `base + threadIdx.x` with an unknown base).
+  bool movesWithThread(const Value& v) const;
   // The same for every active thread (known, or marked so).
   bool uniformish(const Value& v) const { return v.same || (v.known && !varying(v)); }
   // The flags of a value computed from `a` and `b`.

@@ -167,7 +167,13 @@ void Builder::walkIf(const clang::IfStmt* is) {
   if (selectsInWarp) warpSelectGuards_.push_back(guards_.back());
   const bool failure = !c.known && failureTest(is->getCond(), ctx_);
   failureGuards_ += failure;
+  // Both arms walked, but every thread of the block takes the same one: their accesses exclude each
+  // other (races.cpp).
+  const bool uniformArms = !c.known && uniformCond && is->getElse();
+  const unsigned armWalk = uniformArms ? ++uniformIfWalks_ : 0;
+  if (uniformArms) uniformArms_.push_back({armWalk, 1});
   walk(is->getThen());
+  if (uniformArms) uniformArms_.pop_back();
   failureGuards_ -= failure;
   if (selects) selectGuards_.pop_back();
   if (selectsInWarp) warpSelectGuards_.pop_back();
@@ -182,7 +188,9 @@ void Builder::walkIf(const clang::IfStmt* is) {
     }
   }
   active_ = fm;
+  if (uniformArms) uniformArms_.push_back({armWalk, 2});
   if (is->getElse()) walk(is->getElse());
+  if (uniformArms) uniformArms_.pop_back();
   relocate();
   Mask afterElse = active_;
   leaveBlockVariant(variant);

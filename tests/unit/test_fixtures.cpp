@@ -7,6 +7,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "test_util.h"
 
@@ -81,6 +82,20 @@ TEST_P(Fixture, FindingsMatchAnnotations) {
     marked += toolkit || text.compare(at, 28, "// partly analysed (toolkit)") != 0;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["files"][0]["partlyAnalysed"].get<int>(), marked) << name << ":\n" << r.out;
+  // `expect-text: words`: a finding on that line says them (a figure or a name the message must
+  // give, as a lit CHECK line would).
+  std::istringstream lines(text);
+  std::string line;
+  for (int n = 1; std::getline(lines, line); ++n) {
+    size_t at = line.find("expect-text: ");
+    if (at == std::string::npos) continue;
+    std::string want = line.substr(at + 13);
+    while (!want.empty() && std::isspace(static_cast<unsigned char>(want.back()))) want.pop_back();
+    bool said = false;
+    for (const auto& x : j["files"][0]["findings"])
+      if (x["location"]["line"].get<int>() == n && x["message"].get<std::string>().find(want) != std::string::npos) said = true;
+    EXPECT_TRUE(said) << name << ": line " << n << ": no finding says \"" << want << "\"";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Fixture, ::testing::Combine(::testing::ValuesIn(fixtures()), ::testing::Bool()),
