@@ -6,6 +6,7 @@
 #include <clang/Basic/SourceManager.h>
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <set>
 
@@ -224,6 +225,59 @@ std::optional<HostValues::Bound> HostValues::variableValue(const clang::VarDecl*
   return Bound{last->value, env};
 }
 
+std::optional<int64_t> HostValues::guardedValue(const clang::VarDecl* v, const clang::Expr* use) {
+  // `v == C` among the conjuncts of a condition.
+  std::function<std::optional<int64_t>(const clang::Expr*)> equal = [&](const clang::Expr* c) -> std::optional<int64_t> {
+    c = c->IgnoreParenImpCasts();
+    auto* b = llvm::dyn_cast<clang::BinaryOperator>(c);
+    if (!b) return std::nullopt;
+    if (b->getOpcode() == clang::BO_LAnd) {
+      if (auto x = equal(b->getLHS())) return x;
+      return equal(b->getRHS());
+    }
+    if (b->getOpcode() != clang::BO_EQ) return std::nullopt;
+    const clang::Expr *l = b->getLHS()->IgnoreParenImpCasts(), *r = b->getRHS()->IgnoreParenImpCasts();
+    auto isV = [&](const clang::Expr* x) {
+      auto* d = llvm::dyn_cast<clang::DeclRefExpr>(x);
+      return d && d->getDecl()->getCanonicalDecl() == v->getCanonicalDecl();
+    };
+    clang::Expr::EvalResult res;
+    if (isV(l) && !r->isValueDependent() && r->EvaluateAsInt(res, ctx_)) return res.Val.getInt().getExtValue();
+    if (isV(r) && !l->isValueDependent() && l->EvaluateAsInt(res, ctx_)) return res.Val.getInt().getExtValue();
+    return std::nullopt;
+  };
+  const clang::Stmt* child = use;
+  for (clang::DynTypedNodeList ps = ctx_.getParents(*use); !ps.empty();) {
+    const clang::Stmt* p = ps[0].get<clang::Stmt>();
+    if (!p) break;
+    std::optional<int64_t> c;
+    const clang::Stmt* scope = nullptr;
+    if (auto* is = llvm::dyn_cast<clang::IfStmt>(p); is && is->getThen() == child && is->getCond())
+      c = equal(is->getCond()), scope = is->getThen();
+    if (auto* cs = llvm::dyn_cast<clang::CaseStmt>(p); cs && cs->getSubStmt() == child && !cs->getRHS()) {
+      // The switch this case belongs to, on v itself.
+      for (auto sp = ctx_.getParents(*cs); !sp.empty();) {
+        const clang::Stmt* up = sp[0].get<clang::Stmt>();
+        if (!up) break;
+        if (auto* sw = llvm::dyn_cast<clang::SwitchStmt>(up)) {
+          auto* d = llvm::dyn_cast<clang::DeclRefExpr>(sw->getCond()->IgnoreParenImpCasts());
+          clang::Expr::EvalResult res;
+          if (d && d->getDecl()->getCanonicalDecl() == v->getCanonicalDecl() && !cs->getLHS()->isValueDependent() &&
+              cs->getLHS()->EvaluateAsInt(res, ctx_))
+            c = res.Val.getInt().getExtValue(), scope = cs->getSubStmt();
+          break;
+        }
+        sp = ctx_.getParents(*up);
+      }
+    }
+    if (c && scope && setsOf(scope, v, "").empty()) return c;
+    if (llvm::isa<clang::LambdaExpr>(p)) break;
+    child = p;
+    ps = ctx_.getParents(*p);
+  }
+  return std::nullopt;
+}
+
 // What a call returns: its single return's value (a function returning a configuration struct or a
 // block shape), evaluated with the callee's parameters bound to the call's arguments.
 std::optional<HostValues::Bound> HostValues::returnedValue(const clang::CallExpr* call, const Env& env) {
@@ -369,6 +423,7 @@ std::optional<int64_t> HostValues::integerAt(const clang::Expr* e, const Env& en
       if (v->getInit() && (it == globalSets_.end() || v->getType().isConstQualified())) return integerAt(v->getInit(), {}, depth + 1);
       return std::nullopt;
     }
+    if (auto g = guardedValue(v, dre)) return g;
     auto b = variableValue(v, dre, env);
     return b ? integerAt(b->e, b->env, depth + 1) : std::nullopt;
   }

@@ -82,6 +82,10 @@ class HostValues {
   // there is evaluated in the same environment.
   std::vector<Bound> lambdaArguments(const clang::ParmVarDecl* p, const Env& env);
   std::optional<Bound> variableValue(const clang::VarDecl* v, const clang::Expr* use, const Env& env);
+  // The value an enclosing branch fixes for `v` at `use`: the then-branch of `if (v == C)` (also
+  // as a conjunct of `&&`), a `case C:` of `switch (v)` (the case's own statement), when nothing
+  // between assigns v.
+  std::optional<int64_t> guardedValue(const clang::VarDecl* v, const clang::Expr* use);
   std::optional<Bound> memberValue(const clang::Expr* base, const std::string& member, const clang::Expr* use,
                                    const Env& env, int depth);
   std::optional<Bound> returnedValue(const clang::CallExpr* call, const Env& env);
