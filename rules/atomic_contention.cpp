@@ -24,18 +24,29 @@ std::string atomicName(const Access& a) {
 
 // nvcc 13 on sm_90 aggregates a 32-bit integer atomicAdd, Sub, Min, Max, And, Or or Xor on a
 // warp-uniform address per warp (VOTEU.ANY, then UPOPC for a constant or REDUX for a per-lane
-// value, and one leader REDG); atomicInc, atomicDec, atomicExch, 64-bit and float atomics are not
-// (one REDG/ATOMG per lane): all checked in SASS (scripts/sass_probes.cu,
-// docs/measurements-data/device-rules-sass.txt). Data-indexed addresses are not aggregated.
+// value, and one leader REDG), and a 64-bit integer add of a constant (VOTEU + UPOPC); the scoped
+// built-ins __nv_atomic_fetch_add/_max/_or (and, by the same lowering, _sub/_min/_and/_xor) alike,
+// whatever the order or scope; atomicInc, atomicDec, atomicExch, a 64-bit add of a per-lane value
+// and float atomics are not (one REDG/ATOMG per lane): all checked in SASS
+// (scripts/sass_probes.cu; docs/measurements-data/device-rules-sass.txt and, for the scoped and
+// 64-bit constant probes, sass-atomics-h200.txt). Data-indexed addresses are not aggregated.
 bool aggregatedByNvcc(const Access& a, clang::ASTContext& ctx) {
   auto* ce = llvm::dyn_cast_or_null<clang::CallExpr>(a.expr);
   if (!ce || ce->getNumArgs() < 2) return false;
   std::string n = atomicName(a);
-  if (n != "atomicAdd" && n != "atomicSub" && n != "atomicMin" && n != "atomicMax" && n != "atomicAnd" &&
-      n != "atomicOr" && n != "atomicXor")
-    return false;
-  clang::QualType t = ce->getArg(1)->IgnoreParenImpCasts()->getType();
-  return t->isIntegerType() && ctx.getTypeSize(t) <= 32;
+  static const char* kOps[] = {"Add", "Sub", "Min", "Max", "And", "Or", "Xor"};
+  static const char* kScoped[] = {"add", "sub", "min", "max", "and", "or", "xor"};
+  bool add = false, known = false;
+  for (int i = 0; i < 7; ++i) {
+    if (n == std::string("atomic") + kOps[i] || n == std::string("__nv_atomic_fetch_") + kScoped[i]) known = true, add = i == 0;
+  }
+  if (!known) return false;
+  const clang::Expr* operand = ce->getArg(1)->IgnoreParenImpCasts();
+  clang::QualType t = operand->getType();
+  if (!t->isIntegerType()) return false;
+  if (ctx.getTypeSize(t) <= 32) return true;
+  // 64 bits: an add of one constant for every lane (a counter's `1ull`) only.
+  return add && ctx.getTypeSize(t) == 64 && !operand->isValueDependent() && operand->isEvaluatable(ctx);
 }
 
 // The atomic's old value is used (`out[atomicAdd(counter, 1)] = x`: stream compaction, tickets):
@@ -149,7 +160,7 @@ void AtomicContentionRule::checkKernel(const KernelModel& m, RuleContext& rc) {
                               ? ""
                               : fmt::format(" (nvcc does not aggregate {} per warp: one atomic per lane on sm_90, "
                                             "checked in SASS; only 32-bit integer add, sub, min, max, and, or, xor "
-                                            "are aggregated)", name));
+                                            "and a 64-bit add of a constant are aggregated)", name));
       } else if (oneAddress && activeWarps > 1) {
         // One lane per warp under a condition the model cannot decide (a "last one out" ticket,
         // `if (atomicAdd(done, n) + n == total)`): how many warps get there is not known, and

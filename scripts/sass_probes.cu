@@ -17,6 +17,30 @@ PROBE(Inc, unsigned)
 PROBE(Dec, unsigned)
 __global__ void atomicAdd64One(unsigned long long* m, const unsigned long long* in) { atomicAdd(m, in[blockIdx.x * blockDim.x + threadIdx.x]); }
 __global__ void atomicSubConstOne(int* m) { atomicSub(m, 1); }
+__global__ void atomicAdd64ConstOne(unsigned long long* m) { atomicAdd(m, 1ull); }
+__global__ void atomicAdd64ConstReturn(unsigned long long* m, unsigned long long* out) {
+  out[blockIdx.x * blockDim.x + threadIdx.x] = atomicAdd(m, 1ull);
+}
+// nvcc's scoped atomic built-ins (CUDA 12.8+): does ptxas aggregate them per warp like atomicAdd?
+__global__ void nvAtomicFetchAdd32One(unsigned* c) { __nv_atomic_fetch_add(c, 1u, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE); }
+__global__ void nvAtomicFetchAdd32Value(unsigned* c, const unsigned* in) {
+  __nv_atomic_fetch_add(c, in[blockIdx.x * blockDim.x + threadIdx.x], __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+}
+__global__ void nvAtomicFetchAdd64One(unsigned long long* c) { __nv_atomic_fetch_add(c, 1ull, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE); }
+__global__ void nvAtomicFetchAdd64Value(unsigned long long* c, const unsigned long long* in) {
+  __nv_atomic_fetch_add(c, in[blockIdx.x * blockDim.x + threadIdx.x], __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+}
+__global__ void nvAtomicFetchMax32Value(unsigned* c, const unsigned* in) {
+  __nv_atomic_fetch_max(c, in[blockIdx.x * blockDim.x + threadIdx.x], __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+}
+__global__ void nvAtomicFetchOr32Value(unsigned* c, const unsigned* in) {
+  __nv_atomic_fetch_or(c, in[blockIdx.x * blockDim.x + threadIdx.x], __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+}
+__global__ void nvAtomicFetchAddFloat(float* c, const float* in) {
+  __nv_atomic_fetch_add(c, in[blockIdx.x * blockDim.x + threadIdx.x], __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+}
+__global__ void nvAtomicFetchAdd32Acquire(unsigned* c) { __nv_atomic_fetch_add(c, 1u, __NV_ATOMIC_ACQ_REL, __NV_THREAD_SCOPE_DEVICE); }
+__global__ void nvAtomicFetchAdd32Block(unsigned* c) { __nv_atomic_fetch_add(c, 1u, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_BLOCK); }
 __global__ void atomicHist4(unsigned* bins, const int* in) { atomicAdd(&bins[in[blockIdx.x * blockDim.x + threadIdx.x] & 3], 1u); }
 
 __global__ void promoteMul11(float* a) { int i = blockIdx.x * blockDim.x + threadIdx.x; a[i] = a[i] * 1.1; }
