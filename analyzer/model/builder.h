@@ -152,6 +152,12 @@ class Builder : public LaneDomain {
   bool isObjectVar(const clang::VarDecl* vd) const;
   // Runs a constructor (or a copy) into the object `dst`.
   void construct(const LVal& dst, const clang::CXXConstructExpr* cce);
+  // A temporary a constructor with a body of the project's builds (`out[i] = box(a, b)`): its own
+  // per-thread object (a synthetic local variable per expression), or null when the constructor is
+  // a library's, trivial or has no body here.
+  bool userConstructed(const clang::CXXConstructExpr* cce) const;
+  LVal temporaryObject(const clang::CXXConstructExpr* cce);
+  std::map<const clang::Expr*, const clang::VarDecl*> temporaries_;
   // Copies the object `src` denotes into `dst` (a trivial copy or assignment): a recorded write of
   // the value read; per-thread slots copied member by member.
   Value copyObject(const LVal& dst, const clang::Expr* src);

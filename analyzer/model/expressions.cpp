@@ -173,6 +173,13 @@ Value Builder::eval(const clang::Expr* e) {
     auto* ctor = cce->getConstructor();
     if (ctor && ctor->isCopyOrMoveConstructor() && cce->getNumArgs() >= 1 && (ctor->isTrivial() || isSystem(ctor) || !ctor->hasBody()))
       return eval(cce->getArg(0));
+    // A constructor of the project's with a body: walked into a temporary object of the thread's
+    // own (its accesses and stores are the program's; they were "not analysed"), which is read.
+    if (userConstructed(cce)) {
+      LVal tmp = temporaryObject(cce);
+      construct(tmp, cce);
+      return readMem(tmp);
+    }
     std::vector<Value> args;
     for (const auto* a : cce->arguments()) args.push_back(eval(a));
     if (args.size() == 1 && args[0].group) return args[0];  // a group copied or converted

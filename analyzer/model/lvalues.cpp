@@ -265,6 +265,23 @@ bool Builder::initLocalArray(const LVal& dst, const clang::InitListExpr* ile) {
   return true;
 }
 
+bool Builder::userConstructed(const clang::CXXConstructExpr* cce) const {
+  auto* ctor = cce->getConstructor();
+  const clang::FunctionDecl* def = nullptr;
+  return ctor && ctor->isUserProvided() && ctor->hasBody(def) && def && !isSystem(def) && !cce->isValueDependent() &&
+         cce->getType()->isRecordType() && !cce->getType()->isIncompleteType();
+}
+
+Builder::LVal Builder::temporaryObject(const clang::CXXConstructExpr* cce) {
+  const clang::VarDecl*& vd = temporaries_[cce];
+  if (!vd)
+    vd = clang::VarDecl::Create(ctx_, ctx_.getTranslationUnitDecl(), cce->getBeginLoc(), cce->getBeginLoc(), nullptr,
+                                cce->getType(), nullptr, clang::SC_None);
+  Value base = constant(0);
+  base.isPtr = true, base.base = vd, base.baseName = "temporary", base.space = MemSpace::Local;
+  return objectAt(base, cce->getType(), cce);
+}
+
 void Builder::construct(const LVal& dst, const clang::CXXConstructExpr* cce) {
   auto* ctor = cce->getConstructor();
   if (!ctor) return;
@@ -296,6 +313,13 @@ void Builder::construct(const LVal& dst, const clang::CXXConstructExpr* cce) {
 
 Value Builder::copyObject(const LVal& dst, const clang::Expr* srcE) {
   srcE = strip(srcE);
+  // A temporary built by a constructor with a body, copied into a per-thread object: built there
+  // (what the copy leaves is the same), so its members keep their values.
+  if (auto* cce = llvm::dyn_cast<clang::CXXConstructExpr>(srcE);
+      cce && userConstructed(cce) && dst.kind == LVal::Mem && dst.ptr.space == MemSpace::Local && localAddress(dst)) {
+    construct(dst, cce);
+    return unknown();
+  }
   if (!srcE->isGLValue()) {
     Value v = eval(srcE);
     writeLVal(dst, v);

@@ -502,6 +502,8 @@ Value Builder::evalConditional(const clang::AbstractConditionalOperator* co) {
       ++approxMasks_;
       eval(x);
       --approxMasks_;
+    } else {
+      decided(x);  // no thread takes it: dead for these values (`get(0)` of `i == 2 ? z : (i ? y : x)`)
     }
     return unknown();
   };
