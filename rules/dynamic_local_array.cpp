@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <optional>
 
 #include "analyzer/rule/rule_context.h"
 #include "rules/cost.h"
@@ -49,6 +51,54 @@ struct Distinct {
   }
 };
 
+// Whether an index expression is a compile-time constant once the loops with constant trip
+// counts around it are unrolled: constants, the counters of such loops (`for (int i = 0; i < 4;
+// ++i)`), and arithmetic of those.
+bool fixedIndex(const clang::Expr* e, clang::ASTContext& ctx) {
+  e = e->IgnoreParenImpCasts();
+  if (e->isValueDependent()) return false;
+  clang::Expr::EvalResult r;
+  if (e->EvaluateAsInt(r, ctx)) return true;
+  if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(e); b && !b->isAssignmentOp())
+    return fixedIndex(b->getLHS(), ctx) && fixedIndex(b->getRHS(), ctx);
+  auto* d = llvm::dyn_cast<clang::DeclRefExpr>(e);
+  auto* v = d ? llvm::dyn_cast<clang::VarDecl>(d->getDecl()) : nullptr;
+  if (!v) return false;
+  for (auto ps = ctx.getParents(*v); !ps.empty();) {
+    const clang::Stmt* s = ps[0].get<clang::Stmt>();
+    if (!s) return false;
+    if (llvm::isa<clang::DeclStmt>(s)) {
+      ps = ctx.getParents(*s);
+      continue;
+    }
+    auto* fs = llvm::dyn_cast<clang::ForStmt>(s);
+    if (!fs || !fs->getCond()) return false;
+    auto* c = llvm::dyn_cast<clang::BinaryOperator>(fs->getCond()->IgnoreParenImpCasts());
+    if (!c || !c->isComparisonOp()) return false;
+    const clang::Expr* bound = c->getRHS()->IgnoreParenImpCasts();
+    return !bound->isValueDependent() && bound->EvaluateAsInt(r, ctx);
+  }
+  return false;
+}
+
+// How many elements an access's run-time indices can reach: the product of the extents of the
+// dimensions not indexed by a fixed index (`RA[s][i][k]` with i and k unrolled counters: 2 of its
+// 32 elements, one register of two for nvcc); nothing when the access is not a subscript chain of
+// a declared array.
+std::optional<int64_t> reachableElements(const clang::Expr* e, clang::ASTContext& ctx) {
+  int64_t r = 1;
+  const clang::Expr* cur = e->IgnoreParenImpCasts();
+  while (auto* as = llvm::dyn_cast<clang::ArraySubscriptExpr>(cur)) {
+    const clang::Expr* base = as->getBase()->IgnoreParenImpCasts();
+    const auto* cat = ctx.getAsConstantArrayType(base->getType());
+    if (!cat) return std::nullopt;
+    if (!fixedIndex(as->getIdx(), ctx)) r *= static_cast<int64_t>(cat->getSize().getZExtValue());
+    cur = base;
+  }
+  if (!llvm::isa<clang::DeclRefExpr, clang::MemberExpr>(cur) || cur == e->IgnoreParenImpCasts()) return std::nullopt;
+  return r;
+}
+
 std::string runTimeIndex(const Access& a, const Distinct& addressesOfExpr, const PerIteration& perIter) {
   if (a.data || (!a.known && !a.symbolic)) return "it depends on data";
   if (a.symbolic || a.launchArg) return "it depends on a kernel parameter or blockIdx";
@@ -82,6 +132,7 @@ void DynamicLocalArrayRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     const Access* read = nullptr;   // the first read with one
     std::string why, readWhy;
     unsigned dynamicReads = 0, writes = 0;
+    int64_t writeReach = 0, readReach = 0;  // the most elements a run-time index reaches (-1: all)
   };
   std::map<const clang::ValueDecl*, Use> uses;
   std::vector<const clang::ValueDecl*> order;
@@ -95,6 +146,10 @@ void DynamicLocalArrayRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (fresh) order.push_back(a.base);
     if (a.isWrite) ++it->second.writes;
     if (why.empty()) continue;
+    const auto r = reachableElements(a.expr, m.ast());
+    int64_t& reach = a.isWrite ? it->second.writeReach : it->second.readReach;
+    if (!r) reach = -1;
+    else if (reach >= 0) reach = std::max(reach, *r);
     if (a.isWrite && !it->second.write) it->second.write = &a, it->second.why = why;
     if (!a.isWrite && !it->second.read) it->second.read = &a, it->second.readWhy = why;
     if (!a.isWrite) ++it->second.dynamicReads;
@@ -113,8 +168,12 @@ void DynamicLocalArrayRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     const Access* at = u.write ? u.write : u.read;
     if (!at) continue;
     int64_t elems = at->elemSize ? bytes / at->elemSize : 0;
-    bool written = u.write && elems >= minWritten;
-    bool read = !written && u.read && elems >= minRead;
+    // Counted by what the run-time indices reach: a double buffer toggled by `s ^= 1` (`RA[s][i][k]`
+    // with i, k unrolled) chooses one register of two, which nvcc does with selects (ptxas -v: no
+    // stack frame for cuda_hgemm's mmaAsyncStage2Kernel, 2 of 32 elements reached).
+    auto reached = [&](int64_t reach) { return reach < 0 ? elems : std::min(reach, elems); };
+    bool written = u.write && reached(u.writeReach) >= minWritten;
+    bool read = !written && u.read && reached(u.readReach) >= minRead;
     if (!written && !read) continue;
     const Access& a = written ? *u.write : *u.read;
     if (!rc.inLintedFile(a.expr->getBeginLoc())) continue;
