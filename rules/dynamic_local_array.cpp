@@ -88,14 +88,24 @@ bool fixedIndex(const clang::Expr* e, clang::ASTContext& ctx) {
 std::optional<int64_t> reachableElements(const clang::Expr* e, clang::ASTContext& ctx) {
   int64_t r = 1;
   const clang::Expr* cur = e->IgnoreParenImpCasts();
-  while (auto* as = llvm::dyn_cast<clang::ArraySubscriptExpr>(cur)) {
-    const clang::Expr* base = as->getBase()->IgnoreParenImpCasts();
-    const auto* cat = ctx.getAsConstantArrayType(base->getType());
-    if (!cat) return std::nullopt;
-    if (!fixedIndex(as->getIdx(), ctx)) r *= static_cast<int64_t>(cat->getSize().getZExtValue());
-    cur = base;
+  bool any = false;
+  while (true) {
+    if (auto* as = llvm::dyn_cast<clang::ArraySubscriptExpr>(cur)) {
+      const clang::Expr* base = as->getBase()->IgnoreParenImpCasts();
+      const auto* cat = ctx.getAsConstantArrayType(base->getType());
+      if (!cat) return std::nullopt;
+      if (!fixedIndex(as->getIdx(), ctx)) r *= static_cast<int64_t>(cat->getSize().getZExtValue());
+      cur = base, any = true;
+      continue;
+    }
+    // A member of an element (`c[k % 2][k % 4].x[k % 8]`): the element's subscripts count too.
+    if (auto* me = llvm::dyn_cast<clang::MemberExpr>(cur); me && !me->isArrow() && any) {
+      cur = me->getBase()->IgnoreParenImpCasts();
+      continue;
+    }
+    break;
   }
-  if (!llvm::isa<clang::DeclRefExpr, clang::MemberExpr>(cur) || cur == e->IgnoreParenImpCasts()) return std::nullopt;
+  if (!any || !llvm::isa<clang::DeclRefExpr, clang::MemberExpr>(cur)) return std::nullopt;
   return r;
 }
 
