@@ -165,6 +165,9 @@ class Builder : public LaneDomain {
   void initObject(const LVal& dst, const clang::Expr* init);
   bool initLocalArray(const LVal& dst, const clang::InitListExpr* ile);
   LVal objectAt(const Value& ptr, clang::QualType t, const clang::Expr* e) const;
+  // The element a call's pointer argument `p` points at, as the call `e` touches it (an atomic, a
+  // cache-hinted load or store): the pointee's size.
+  LVal pointeeOf(const Value& p, const clang::Expr* e) const;
 
   // ---- lvalues and memory (lvalues.cpp, memory.cpp) ----
   LVal evalLValue(const clang::Expr* e);

@@ -244,11 +244,7 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     for (const auto* a : ce->arguments()) v.push_back(eval(a));
     const bool load = name.find("_load") != std::string::npos, store = name.find("_store") != std::string::npos;
     if (v[0].isPtr) {
-      LVal lv;
-      lv.kind = LVal::Mem;
-      lv.ptr = v[0];
-      lv.expr = ce;
-      lv.size = static_cast<unsigned>(v[0].pointee);
+      LVal lv = pointeeOf(v[0], ce);
       if (v[0].space == MemSpace::Local) forgetLocal(v[0].base);
       if (load) return readMem(lv);
       recordAccess(lv, !store, true, true, store && v.size() >= 2 ? &v[1] : nullptr);
@@ -260,39 +256,22 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
   if (hintedStore) {
     Value p = eval(ce->getArg(0));
     Value v = eval(ce->getArg(1));
-    if (p.isPtr) {
-      LVal lv;
-      lv.kind = LVal::Mem;
-      lv.ptr = p;
-      lv.expr = ce;
-      lv.size = static_cast<unsigned>(p.pointee);
-      writeLVal(lv, v);
-    }
+    if (p.isPtr) writeLVal(pointeeOf(p, ce), v);
     return unknown();
   }
   if (name.rfind("atomic", 0) == 0 && ce->getNumArgs() >= 1) {
     Value p = eval(ce->getArg(0));
     for (unsigned i = 1; i < ce->getNumArgs(); ++i) eval(ce->getArg(i));
     if (p.isPtr) {
-      LVal lv;
-      lv.kind = LVal::Mem;
-      lv.ptr = p;
-      lv.expr = ce;
-      lv.size = static_cast<unsigned>(p.pointee);
       if (p.space == MemSpace::Local) forgetLocal(p.base);
-      recordAccess(lv, true, true, true, nullptr);
+      recordAccess(pointeeOf(p, ce), true, true, true, nullptr);
     }
     return unknown();  // an atomic's old value: not a plain load (warp-aggregated indices are coalesced)
   }
   if ((name.rfind("__ld", 0) == 0) && ce->getNumArgs() == 1) {
     Value p = eval(ce->getArg(0));
     if (!p.isPtr) return dataOf(unknown());
-    LVal lv;
-    lv.kind = LVal::Mem;
-    lv.ptr = p;
-    lv.expr = ce;
-    lv.size = static_cast<unsigned>(p.pointee);
-    return readMem(lv);
+    return readMem(pointeeOf(p, ce));
   }
   if ((name == "min" || name == "max" || name == "umin" || name == "umax" || name == "llmin" || name == "llmax") &&
       ce->getNumArgs() == 2) {

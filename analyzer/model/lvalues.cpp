@@ -166,6 +166,15 @@ Builder::LVal Builder::objectAt(const Value& ptr, clang::QualType t, const clang
   return lv;
 }
 
+Builder::LVal Builder::pointeeOf(const Value& p, const clang::Expr* e) const {
+  LVal lv;
+  lv.kind = LVal::Mem;
+  lv.ptr = p;
+  lv.expr = e;
+  lv.size = static_cast<unsigned>(p.pointee);
+  return lv;
+}
+
 void Builder::initObject(const LVal& dst, const clang::Expr* init) {
   if (!init) return;
   init = strip(init);

@@ -29,31 +29,29 @@ Value LaneDomain::constant(int64_t c) const {
   return v;
 }
 
+namespace {
+// Whether two active lanes hold different values of `x` (one entry per lane).
+template <typename T>
+bool differs(const std::vector<T>& x, const std::vector<uint8_t>& active) {
+  // Early exit at the first difference: most varying values (thread indices) differ at once.
+  bool first = true;
+  T seen{};
+  for (size_t t = 0; t < x.size() && t < active.size(); ++t) {
+    if (!active[t]) continue;
+    if (first) seen = x[t], first = false;
+    else if (x[t] != seen) return true;
+  }
+  return false;
+}
+}  // namespace
+
 bool LaneDomain::movesWithThread(const Value& v) const {
   if (v.known) return varying(v);
   if (v.affOff.size() != N_ || v.affBase.size() != N_) return false;
-  bool first = true;
-  int64_t x = 0;
-  for (unsigned t = 0; t < N_; ++t) {
-    if (!active_[t]) continue;
-    if (first) x = v.affOff[t], first = false;
-    else if (v.affOff[t] != x) return true;
-  }
-  return false;
+  return differs(v.affOff, active_);
 }
 
-bool LaneDomain::varying(const Value& v) const {
-  if (!v.known) return false;
-  // Early exit at the first difference: most varying values (thread indices) differ at once.
-  bool first = true;
-  int64_t x = 0;
-  for (unsigned t = 0; t < N_; ++t) {
-    if (!active_[t]) continue;
-    if (first) x = v.v[t], first = false;
-    else if (v.v[t] != x) return true;
-  }
-  return false;
-}
+bool LaneDomain::varying(const Value& v) const { return v.known && differs(v.v, active_); }
 
 void LaneDomain::mergeFlags(Value& r, const Value& a, const Value& b) {
   r.data = a.data || b.data;
