@@ -193,6 +193,16 @@ Value Builder::eval(const clang::Expr* e) {
     return r;
   }
   if (auto* ile = llvm::dyn_cast<clang::InitListExpr>(e)) {
+    // A scalar initialised with braces (`size_t const row{blockIdx.x * blockDim.x + threadIdx.x};`,
+    // `T sum{}`): its one value (it was unknown, and every access indexed by it went unjudged).
+    const clang::QualType t = ile->getType();
+    if (t->isScalarType() && ile->getNumInits() <= 1) {
+      if (ile->getNumInits() == 0) return t->isIntegralOrEnumerationType() ? constant(0) : unknown();
+      Value v = eval(ile->getInit(0));
+      if (t->isIntegralOrEnumerationType()) normalize(v, t);
+      retype(v, t);
+      return v;
+    }
     for (const auto* a : ile->inits()) eval(a);
     return unknown();
   }
