@@ -409,4 +409,13 @@ bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics,
   return r.found;
 }
 
+NamedAccess namedAccess(const std::string& name, unsigned numArgs) {
+  if (name.rfind("__nv_atomic", 0) == 0 && numArgs >= 1) return NamedAccess::ScopedAtomic;
+  if (name.rfind("atomic", 0) == 0 && numArgs >= 1) return NamedAccess::Atomic;
+  if (name.rfind("__ld", 0) == 0 && numArgs == 1) return NamedAccess::Load;
+  if ((name == "__stwt" || name == "__stcs" || name == "__stcg" || name == "__stwb") && numArgs == 2)
+    return NamedAccess::HintedStore;
+  return NamedAccess::None;
+}
+
 }  // namespace gpuopt

@@ -25,6 +25,12 @@ GroupKind groupKind(clang::QualType t);
 // Whether a statement calls one of the program's own functions (not intrinsics, cooperative-groups
 // accessors or library calls).
 bool containsCall(const clang::Stmt* s);
+
+// Calls the kernel model evaluates by name as one memory access at the call (calls.cpp), not by
+// walking a body a header may give them: atomics, `__ld*` loads, nvcc's `__nv_atomic_*` built-ins,
+// the cache-hinted stores. The count of source accesses (coverage.cpp) takes them alike.
+enum class NamedAccess { None, Atomic, Load, ScopedAtomic, HintedStore };
+NamedAccess namedAccess(const std::string& name, unsigned numArgs);
 // Whether a statement does "real work": memory access, call, loop, or several statements.
 bool doesRealWork(const clang::Stmt* s);
 // Memory operations a thread performs in a statement: each element subscript (`t[z][0][x]` once),

@@ -232,10 +232,9 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     r.blockMade = true;
     return r;
   }
-  const bool hintedStore = (name == "__stwt" || name == "__stcs" || name == "__stcg" || name == "__stwb") && ce->getNumArgs() == 2;
-  const bool scopedAtomic = name.rfind("__nv_atomic", 0) == 0 && ce->getNumArgs() >= 1;
-  if ((name.rfind("atomic", 0) == 0 || name.rfind("__ld", 0) == 0 || hintedStore || scopedAtomic) && anyActive())
-    m_.reached_.insert(ce);
+  const NamedAccess named = namedAccess(name, ce->getNumArgs());
+  const bool hintedStore = named == NamedAccess::HintedStore, scopedAtomic = named == NamedAccess::ScopedAtomic;
+  if (named != NamedAccess::None && anyActive()) m_.reached_.insert(ce);
   // nvcc's scoped atomic built-ins (CUDA 12.8: __nv_atomic_load_n, __nv_atomic_store_n,
   // __nv_atomic_fetch_add, ...; gpuopt_nvcc_builtins.h): a load reads, a store writes, the others
   // read-modify-write atomically.
@@ -259,7 +258,7 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     if (p.isPtr) writeLVal(pointeeOf(p, ce), v);
     return unknown();
   }
-  if (name.rfind("atomic", 0) == 0 && ce->getNumArgs() >= 1) {
+  if (named == NamedAccess::Atomic) {
     Value p = eval(ce->getArg(0));
     for (unsigned i = 1; i < ce->getNumArgs(); ++i) eval(ce->getArg(i));
     if (p.isPtr) {
@@ -268,7 +267,7 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     }
     return unknown();  // an atomic's old value: not a plain load (warp-aggregated indices are coalesced)
   }
-  if ((name.rfind("__ld", 0) == 0) && ce->getNumArgs() == 1) {
+  if (named == NamedAccess::Load) {
     Value p = eval(ce->getArg(0));
     if (!p.isPtr) return dataOf(unknown());
     return readMem(pointeeOf(p, ce));

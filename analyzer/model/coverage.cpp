@@ -5,6 +5,8 @@
 #include <clang/Basic/SourceManager.h>
 #include <llvm/ADT/SmallPtrSet.h>
 
+#include "analyzer/model/ast_util.h"
+
 namespace gpuopt {
 
 namespace {
@@ -127,10 +129,7 @@ struct Finder : clang::RecursiveASTVisitor<Finder> {
     if (!fd) return true;
     // Atomics and the cache-hinted loads are evaluated by name (calls.cpp), not walked, also where
     // a header gives them a body (the bundled sm_32 intrinsics' `__ldca`): one access at the call.
-    if (fd->getIdentifier() && (fd->getName().starts_with("atomic") || fd->getName().starts_with("__ld") ||
-                                fd->getName().starts_with("__nv_atomic") ||
-                                ((fd->getName() == "__stwt" || fd->getName() == "__stcs" || fd->getName() == "__stcg" ||
-                                  fd->getName() == "__stwb") && c->getNumArgs() == 2))) {
+    if (fd->getIdentifier() && namedAccess(fd->getName().str(), c->getNumArgs()) != NamedAccess::None) {
       add(c);
       return true;
     }
@@ -139,10 +138,7 @@ struct Finder : clang::RecursiveASTVisitor<Finder> {
       callee(fd);
       return true;
     }
-    if (fd->getIdentifier() && modelled(fd->getName())) {
-      if (fd->getName().starts_with("atomic") || fd->getName().starts_with("__ld")) add(c);
-      return true;
-    }
+    if (fd->getIdentifier() && modelled(fd->getName())) return true;
     for (const auto* a : c->arguments())
       if (dataPointer(a)) {
         add(c, fd->getQualifiedNameAsString());
