@@ -93,8 +93,11 @@ std::optional<int64_t> reachableElements(const clang::Expr* e, clang::ASTContext
     if (auto* as = llvm::dyn_cast<clang::ArraySubscriptExpr>(cur)) {
       const clang::Expr* base = as->getBase()->IgnoreParenImpCasts();
       const auto* cat = ctx.getAsConstantArrayType(base->getType());
-      if (!cat) return std::nullopt;
-      if (!fixedIndex(as->getIdx(), ctx)) r *= static_cast<int64_t>(cat->getSize().getZExtValue());
+      const bool fixed = fixedIndex(as->getIdx(), ctx);
+      // A helper's array parameter (`T c[2][4][8][8]` is a pointer to `T[4][8][8]`): its first
+      // extent is not in the type, which matters only when that index is not fixed.
+      if (!cat && !(fixed && base->getType()->isPointerType())) return std::nullopt;
+      if (!fixed) r *= static_cast<int64_t>(cat->getSize().getZExtValue());
       cur = base, any = true;
       continue;
     }
