@@ -102,9 +102,18 @@ class Project:
         for e in json.load(open(db)):
             f = os.path.normpath(os.path.join(e["directory"], e["file"]))
             rel = os.path.relpath(f, self.root)
-            if f.endswith(".cu") and not rel.startswith("..") and self.in_scope(rel):
+            if is_cuda_entry(e, f) and not rel.startswith("..") and self.in_scope(rel):
                 out.setdefault(rel, e)
         return out
+
+
+def is_cuda_entry(e, path):
+    """A CUDA unit of a database: a .cu file, or another name compiled as CUDA (`-x cu`, CMake's
+    LANGUAGE CUDA on sputnik's `.cu.cc` files)."""
+    if path.endswith(".cu"):
+        return True
+    argv = entry_argv(e)
+    return any(a == "-x" and b == "cu" for a, b in zip(argv, argv[1:])) or "-xcu" in argv or "--x=cu" in argv
 
 
 def load_projects(corpus=DEFAULT_CORPUS, names=None):
