@@ -312,6 +312,9 @@ GPUOPT_MATH2(copysign) GPUOPT_MATH2(fdim) GPUOPT_MATH2(remainder)
 #undef GPUOPT_MATH2
 extern "C" __device__ float fmaf(float, float, float);
 extern "C" __device__ double fma(double, double, double);
+extern "C" __device__ double modf(double, double*);
+extern "C" __device__ float modff(float, float*);
+__device__ float modf(float, float*);
 extern "C" __device__ void sincosf(float, float*, float*);
 extern "C" __device__ void sincos(double, double*, double*);
 extern "C" __device__ int abs(int);
@@ -334,6 +337,31 @@ GPUOPT_CLASSIFY(isnan, __builtin_isnan)
 GPUOPT_CLASSIFY(isinf, __builtin_isinf)
 GPUOPT_CLASSIFY(signbit, __builtin_signbit)
 #undef GPUOPT_CLASSIFY
+// The host side of the C math functions nvcc declares __host__ __device__ for float and double
+// (crt/math_functions.h brings std's float overloads into the global namespace): host code such as
+// a grid-shape helper calling sqrt((float)n) or modf(x, &whole) without <cmath>. Templates for
+// floating-point types, as above: the non-template overloads <cmath> or <math.h> declare win.
+template <class T, bool = __is_floating_point(T)> struct __gpuopt_float_result {};
+template <class T> struct __gpuopt_float_result<T, true> { typedef T type; };
+#define GPUOPT_HOST_MATH1(name) \
+  template <class T> __host__ inline typename __gpuopt_float_result<T>::type name(T x) { return __builtin_##name(x); }
+#define GPUOPT_HOST_MATH2(name) \
+  template <class T> __host__ inline typename __gpuopt_float_result<T>::type name(T x, T y) { return __builtin_##name(x, y); }
+GPUOPT_HOST_MATH1(fabs) GPUOPT_HOST_MATH1(ceil) GPUOPT_HOST_MATH1(floor) GPUOPT_HOST_MATH1(sqrt)
+GPUOPT_HOST_MATH1(log) GPUOPT_HOST_MATH1(log10) GPUOPT_HOST_MATH1(exp) GPUOPT_HOST_MATH1(asin)
+GPUOPT_HOST_MATH1(sin) GPUOPT_HOST_MATH1(sinh) GPUOPT_HOST_MATH1(acos) GPUOPT_HOST_MATH1(cos)
+GPUOPT_HOST_MATH1(cosh) GPUOPT_HOST_MATH1(atan) GPUOPT_HOST_MATH1(tan) GPUOPT_HOST_MATH1(tanh)
+GPUOPT_HOST_MATH2(pow) GPUOPT_HOST_MATH2(fmod) GPUOPT_HOST_MATH2(atan2)
+#undef GPUOPT_HOST_MATH1
+#undef GPUOPT_HOST_MATH2
+template <class T> __host__ inline typename __gpuopt_float_result<T>::type modf(T x, T* whole) {
+  double w = 0;
+  double f = __builtin_modf(x, &w);
+  *whole = static_cast<T>(w);
+  return static_cast<T>(f);
+}
+template <class T> __host__ inline typename __gpuopt_float_result<T>::type frexp(T x, int* e) { return __builtin_frexp(x, e); }
+template <class T> __host__ inline typename __gpuopt_float_result<T>::type ldexp(T x, int e) { return __builtin_ldexp(x, e); }
 
 #include "gpuopt_legacy_cuda.h"
 #include "gpuopt_gpuverify.h"

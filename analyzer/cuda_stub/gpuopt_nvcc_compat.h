@@ -56,6 +56,36 @@ using std::isfinite;
 using std::isinf;
 using std::isnan;
 using std::signbit;
+// The same header, with libstdc++, declares the float overloads of the C math functions in
+// namespace std as __host__ __device__ and brings them into the global namespace with
+// using-declarations (the list below is nvcc's): host code calling modf(float, float*) or
+// sqrt(float) without std:: gets the float overload under nvcc. Clang's CUDA headers give the
+// global float overloads to device code only, so a host helper's modf(f, &fpart) had no candidate.
+#if !defined(_LIBCPP_VERSION)
+using std::abs;
+using std::fabs;
+using std::ceil;
+using std::floor;
+using std::sqrt;
+using std::pow;
+using std::log;
+using std::log10;
+using std::fmod;
+using std::modf;
+using std::exp;
+using std::frexp;
+using std::ldexp;
+using std::asin;
+using std::sin;
+using std::sinh;
+using std::acos;
+using std::cos;
+using std::cosh;
+using std::atan;
+using std::atan2;
+using std::tan;
+using std::tanh;
+#endif
 
 // APIs CUDA 12 removed (texture references, cudaThread*), declared for old code.
 #include "gpuopt_legacy_cuda.h"
