@@ -70,6 +70,9 @@ class Builder : public LaneDomain {
     unsigned size = 0;
     bool isVolatile = false;
     const clang::Expr* expr = nullptr;
+    // Per thread: the index is past the bound of the constant array it subscripts (the outermost
+    // dimension of a variable or member: `s.refIdx[i]`, i >= 256), empty when no thread's is.
+    std::vector<uint8_t> outside;
   };
 
   struct Frame {

@@ -1,5 +1,7 @@
 #include "analyzer/model/kernel_model.h"
 
+#include <clang/AST/RecordLayout.h>
+
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <fmt/format.h>
 
@@ -270,20 +272,40 @@ std::string elementName(const Access& a, int64_t byteAddr) {
       return fmt::format("(({}*){})[{}]", used.getAsString(ctx.getPrintingPolicy()), name, byteAddr / a.elemSize);
     }
   }
-  if (vd && vd->getType()->isConstantArrayType()) {
+  if (vd && (vd->getType()->isConstantArrayType() || vd->getType()->isRecordType()) && byteAddr >= 0) {
+    // Through arrays and the members of structs (`lists.first[32]`, `boxes[3].y1`): the element
+    // the code names, not a flat index into the object.
     auto& ctx = vd->getASTContext();
     clang::QualType t = vd->getType();
     std::string idx;
     int64_t rem = byteAddr;
-    while (auto* at = ctx.getAsConstantArrayType(t)) {
-      clang::QualType el = at->getElementType();
-      int64_t sz = ctx.getTypeSizeInChars(el).getQuantity();
-      if (sz <= 0) break;
-      idx += fmt::format("[{}]", rem / sz);
-      rem %= sz;
-      t = el;
+    for (int depth = 0; depth < 16; ++depth) {
+      if (auto* at = ctx.getAsConstantArrayType(t)) {
+        clang::QualType el = at->getElementType();
+        int64_t sz = ctx.getTypeSizeInChars(el).getQuantity();
+        if (sz <= 0) break;
+        idx += fmt::format("[{}]", rem / sz);
+        rem %= sz;
+        t = el;
+        continue;
+      }
+      const auto* rd = t->getAsRecordDecl();
+      if (!rd || !rd->isCompleteDefinition() || rd->isInvalidDecl() || rd->isUnion()) break;
+      const clang::ASTRecordLayout& layout = ctx.getASTRecordLayout(rd);
+      const clang::FieldDecl* hit = nullptr;
+      int64_t hitOff = 0;
+      for (const clang::FieldDecl* f : rd->fields()) {
+        if (f->isBitField() || f->getType()->isIncompleteType()) continue;
+        int64_t off = static_cast<int64_t>(layout.getFieldOffset(f->getFieldIndex()) / 8);
+        int64_t sz = ctx.getTypeSizeInChars(f->getType()).getQuantity();
+        if (rem >= off && rem < off + sz) hit = f, hitOff = off;
+      }
+      if (!hit || hit->getName().empty()) break;
+      idx += "." + hit->getNameAsString();
+      rem -= hitOff;
+      t = hit->getType();
     }
-    return name + idx;
+    if (vd->getType()->isConstantArrayType() || !idx.empty()) return name + idx;
   }
   unsigned es = a.elemSize ? a.elemSize : 4;
   return fmt::format("{}[{}]", name, byteAddr / es);

@@ -72,15 +72,20 @@ Builder::LVal Builder::evalLValue(const clang::Expr* e) {
     lv.size = sz;
     lv.isVolatile = lv.isVolatile || base.ptrVolatile;
     // Index past a constant array bound: a real bug, or a wrong block-shape assumption.
-    if (idx.known && m_.outOfBounds_.empty())
+    if (idx.known)
       if (auto* ice = llvm::dyn_cast<clang::ImplicitCastExpr>(ase->getBase()->IgnoreParens());
           ice && ice->getCastKind() == clang::CK_ArrayToPointerDecay)
         if (auto* cat = ctx_.getAsConstantArrayType(ice->getSubExpr()->getType())) {
           int64_t bound = static_cast<int64_t>(cat->getSize().getZExtValue());
+          // The outermost dimension of a variable or a member (not a row of a 2-D array, whose
+          // neighbour is the next row of the same object).
+          const bool outermost = !llvm::isa<clang::ArraySubscriptExpr>(ice->getSubExpr()->IgnoreParenImpCasts());
           for (unsigned t = 0; t < N_; ++t)
             if (active_[t] && (idx.v[t] < 0 || idx.v[t] >= bound)) {
-              m_.outOfBounds_ = base.baseName.empty() ? "an array" : base.baseName;
-              break;
+              if (m_.outOfBounds_.empty()) m_.outOfBounds_ = base.baseName.empty() ? "an array" : base.baseName;
+              if (!outermost) break;
+              if (lv.outside.empty()) lv.outside.assign(N_, 0);
+              lv.outside[t] = 1;
             }
         }
     return lv;

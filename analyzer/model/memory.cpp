@@ -288,6 +288,7 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   a.runtimeIter = runtimeIter_;
   a.laterIterLine = laterIterLine_;
   a.uniformArms = uniformArms_;
+  a.outside = lv.outside;
   a.blockGuarded = blockGuards_ > 0;
   a.dataValues = lv.ptr.values;
   if (!a.known) a.addrTag = lv.ptr.tag, a.stepBound = lv.ptr.stepBound, a.addrBase = lv.ptr.affBase, a.addrOff = lv.ptr.affOff;

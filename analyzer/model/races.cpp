@@ -87,7 +87,8 @@ std::vector<Race> findRaces(const std::vector<Access>& accesses, MemSpace space,
       const Access& a = accesses[i];
       if (a.space != space || !a.known || a.data || !a.base || a.isAtomic || a.approxMask || !written.count(a.base)) continue;
       for (unsigned t = 0; t < a.mask.size(); ++t) {
-        if (!a.mask[t]) continue;
+        // A thread whose index is past its array's bound touches no element of it (Access::outside).
+        if (!a.mask[t] || (!a.outside.empty() && a.outside[t])) continue;
         int64_t first = floorDiv(a.addr[t], unit), last = floorDiv(a.addr[t] + std::max(1u, a.elemSize) - 1, unit);
         for (int64_t u = first; u <= last; ++u) entries.push_back({a.base, u, a.seq, t, &a});
       }
@@ -309,7 +310,7 @@ std::vector<CrossBlockRace> findCrossBlockRaces(const std::vector<Access>& acces
       continue;
     unsigned iv = interval(a.seq);
     for (unsigned t = 0; t < a.mask.size(); ++t) {
-      if (!a.mask[t]) continue;
+      if (!a.mask[t] || (!a.outside.empty() && a.outside[t])) continue;
       bool moves = a.stepX[t] != 0 || a.stepY[t] != 0;
       // An address every block touches, under `if (blockIdx.x == 0)`: only some blocks do.
       if (!moves && a.blockGuarded) continue;

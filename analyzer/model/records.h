@@ -99,6 +99,11 @@ struct Access {
   // a uniform load: `if (numCodes % 4 == 0)`), as (walk of the if, 1 then / 2 else): two accesses
   // in different arms of one walk never run in the same block.
   std::vector<std::pair<unsigned, uint8_t>> uniformArms;
+  // Per thread: the index is past the bound of the constant array it subscripts (a variable or a
+  // member of a struct, outermost dimension), empty when no thread's is. Such a thread's address
+  // is not an element of the array: under stand-in values (a loop to a parameter the code bounds
+  // elsewhere, `assert(n < 255)`) it lands on the next member, which is not a race on the array.
+  std::vector<uint8_t> outside;
 };
 
 struct Branch {
