@@ -154,6 +154,14 @@ void Builder::numberAddress(Value& r, const Value& ptr, const Value& idx) const 
       io = ptr.v[t] + io * static_cast<int64_t>(ptr.pointee);
       return true;
     });
+  // A pointer a known distance from a numbered one (`out + rowStart[row]`, or a pointer loaded from
+  // memory) moved by an index known per thread (`+ threadIdx.x`, `o[j]`): the same base, that many
+  // bytes further (a row gather whose lanes run along the row).
+  if (!ptr.known && ptr.pointee && idx.known && !idx.isPtr)
+    mapAffine(ptr, r, [&](unsigned t, uint64_t&, int64_t& po) {
+      po += idx.v[t] * static_cast<int64_t>(ptr.pointee);
+      return true;
+    });
 }
 
 Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& b, clang::QualType type, const clang::Expr* lhsE, const clang::Expr* rhsE) {
