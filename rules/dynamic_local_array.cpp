@@ -13,16 +13,19 @@
 namespace gpuopt {
 
 namespace {
-// The addresses each run-time loop iteration takes at an expression: per expression, the first
-// active lane's address of each of its records, by the iteration of the innermost run-time loop
-// around it (built once per kernel: a fully unrolled tile loop has thousands of records).
+// The addresses each run-time loop iteration takes at an expression: per expression and array,
+// the first active lane's address of each of its records, by the iteration of the innermost
+// run-time loop around it (built once per kernel: a fully unrolled tile loop has thousands of
+// records). Per array: a helper's `*p = v` stores into one array inside a run-time loop and into
+// another after it; those are two uses, each at fixed elements, not one index that moves.
 using PerIteration = std::map<unsigned, std::vector<int64_t>>;
-std::map<const clang::Expr*, PerIteration> addressesPerIteration(const KernelModel& m) {
-  std::map<const clang::Expr*, PerIteration> out;
+using ExprOfArray = std::pair<const clang::Expr*, const clang::ValueDecl*>;
+std::map<ExprOfArray, PerIteration> addressesPerIteration(const KernelModel& m) {
+  std::map<ExprOfArray, PerIteration> out;
   for (const auto& b : m.accesses()) {
     if (b.space != MemSpace::Local || !b.known) continue;
     for (unsigned t = 0; t < b.mask.size(); ++t)
-      if (b.mask[t]) { out[b.expr][b.runtimeIter].push_back(b.addr[t]); break; }
+      if (b.mask[t]) { out[{b.expr, b.base}][b.runtimeIter].push_back(b.addr[t]); break; }
   }
   return out;
 }
@@ -133,10 +136,10 @@ std::string runTimeIndex(const Access& a, const Distinct& addressesOfExpr, const
 }  // namespace
 
 void DynamicLocalArrayRule::checkKernel(const KernelModel& m, RuleContext& rc) {
-  std::map<const clang::Expr*, Distinct> addrs;
+  std::map<ExprOfArray, Distinct> addrs;
   for (const auto& a : m.accesses()) {
     if (a.space != MemSpace::Local || !a.known || a.symbolic || a.launchArg) continue;
-    Distinct& d = addrs[a.expr];
+    Distinct& d = addrs[{a.expr, a.base}];
     for (unsigned t = 0; t < a.mask.size() && !d.many; ++t)
       if (a.mask[t]) d.add(a.addr[t]);
   }
@@ -153,8 +156,8 @@ void DynamicLocalArrayRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   static const PerIteration none;
   for (const auto& a : m.accesses()) {
     if (a.space != MemSpace::Local || !a.base) continue;
-    auto pi = perIter.find(a.expr);
-    std::string why = runTimeIndex(a, addrs[a.expr], pi == perIter.end() ? none : pi->second);
+    auto pi = perIter.find({a.expr, a.base});
+    std::string why = runTimeIndex(a, addrs[{a.expr, a.base}], pi == perIter.end() ? none : pi->second);
     auto [it, fresh] = uses.try_emplace(a.base);
     if (fresh) order.push_back(a.base);
     if (a.isWrite) ++it->second.writes;
