@@ -256,6 +256,9 @@ std::string figureDifference(const std::string& kept, const std::string& other) 
   auto a = words(kept), b = words(other);
   size_t k = 0;
   while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
+  // A number alone says nothing ("0 at 32 different addresses"): start at the word it counts or
+  // names ("bank 0 at ...").
+  if (k > 0 && k < b.size() && !b[k].empty() && llvm::isDigit(b[k][0])) --k;
   std::string out;
   for (size_t n = 0; k < b.size() && n < 8; ++k, ++n) {
     bool last = b[k].back() == ';' || b[k].back() == ':' || b[k].back() == ',';
@@ -292,6 +295,12 @@ void RuleContext::report(Diagnostic d) {
         e.span.begin.col == d.span.begin.col) {
       // One finding per place: another instantiation (or launch shape, or a second access of one
       // expression) at the same place. Its figures may differ: those are named, not reported again.
+      // The same place, another fix (a padding counted in the elements of a template's type).
+      if (!instantiation_.empty() && seen_[i].group == group_ && !d.fixHint.empty() && d.fixHint != e.fixHint) {
+        auto& of = seen_[i].otherFixes;
+        if (std::none_of(of.begin(), of.end(), [&](const std::string& x) { return x.substr(x.find('\t') + 1) == d.fixHint; }))
+          of.push_back(instantiation_ + "\t" + d.fixHint);
+      }
       if (seen_[i].key != key) {
         auto& dif = seen_[i].differing;
         if (!instantiation_.empty() && seen_[i].group == group_ &&
@@ -324,6 +333,18 @@ void RuleContext::finishInstantiations() {
         m.replace(p, e + kRuntimeTail.size() - p,
                   fmt::format("the launches at {}{} have block sizes known only", lines ? "lines " : "", fmt::join(places, ", ")));
       }
+    }
+    if (!s.otherFixes.empty()) {  // "fix: ... (in 'k<float>'); in 'k<__half>': pad ... by 2 elements"
+      Diagnostic& d = diags_[i];
+      if (!s.instantiations.empty()) d.fixHint += " (in '" + s.instantiations.front() + "')";
+      for (size_t n = 0; n < s.otherFixes.size() && n < 3; ++n) {
+        const std::string& x = s.otherFixes[n];
+        size_t tab = x.find('\t');
+        d.fixHint += "; in '" + x.substr(0, tab) + "': " + x.substr(tab + 1);
+      }
+      if (s.otherFixes.size() > 3) d.fixHint += fmt::format("; and {} more instantiations with other fixes", s.otherFixes.size() - 3);
+      // One edit of the template's text cannot be right for every instantiation: no mechanical fix.
+      d.fixIts.clear();
     }
     if (s.instantiations.empty()) continue;
     auto all = instancesOf_.find(s.group);

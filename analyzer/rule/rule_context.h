@@ -137,6 +137,9 @@ class RuleContext {
     std::string key;                 // the message with the line of a run-time-shaped launch left out
     std::vector<std::string> lines;  // those launches' lines, when instantiations differ in them
     std::vector<std::string> differing;  // instantiations with other figures at the same place
+    // Instantiations whose fix differs (a padding in elements of a template's element type):
+    // "name TAB fix hint".
+    std::vector<std::string> otherFixes;
   };
   std::vector<Seen> seen_;  // parallel to diags_
 };

@@ -82,8 +82,8 @@ TEST_P(Fixture, FindingsMatchAnnotations) {
     marked += toolkit || text.compare(at, 28, "// partly analysed (toolkit)") != 0;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["files"][0]["partlyAnalysed"].get<int>(), marked) << name << ":\n" << r.out;
-  // `expect-text: words`: a finding on that line says them (a figure or a name the message must
-  // give, as a lit CHECK line would).
+  // `expect-text: words`: a finding on that line says them (a figure or a name the message, or its
+  // fix, must give, as a lit CHECK line would).
   std::istringstream lines(text);
   std::string line;
   for (int n = 1; std::getline(lines, line); ++n) {
@@ -93,7 +93,10 @@ TEST_P(Fixture, FindingsMatchAnnotations) {
     while (!want.empty() && std::isspace(static_cast<unsigned char>(want.back()))) want.pop_back();
     bool said = false;
     for (const auto& x : j["files"][0]["findings"])
-      if (x["location"]["line"].get<int>() == n && x["message"].get<std::string>().find(want) != std::string::npos) said = true;
+      if (x["location"]["line"].get<int>() == n &&
+          (x["message"].get<std::string>().find(want) != std::string::npos ||
+           (x.contains("fix") && x["fix"].is_string() && x["fix"].get<std::string>().find(want) != std::string::npos)))
+        said = true;
     EXPECT_TRUE(said) << name << ": line " << n << ": no finding says \"" << want << "\"";
   }
 }
