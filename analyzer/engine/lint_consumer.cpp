@@ -334,6 +334,7 @@ class LintConsumer : public clang::ASTConsumer {
     // header-only library linted alone): nothing of them is analysed, and the run says so by name
     // instead of "0 kernels". (Those of the headers it includes are the business of the units
     // that launch them.)
+    out_.uninstantiatedKernels = static_cast<unsigned>(uninstantiated_.size());
     for (const clang::FunctionTemplateDecl* t : uninstantiated_) {
       KernelCoverage kc;
       kc.kernel = t->getQualifiedNameAsString();

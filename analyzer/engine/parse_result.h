@@ -142,6 +142,7 @@ struct ParseResult {
   std::vector<KernelCoverage> coverage;  // per analysed kernel (its first shape's walk)
   unsigned kernels = 0;                  // analysed
   unsigned assumedKernels = 0;           // ... with no launch in the code and no --block-dim (shapes guessed)
+  unsigned uninstantiatedKernels = 0;    // kernel templates of the linted file nothing in the unit instantiates
   unsigned cleanFunctions = 0;           // host or device functions with a body free of errors
   double parseMs = 0, analysisMs = 0;
   std::map<std::string, double> phaseMs;  // FileAnalysis::phaseMs

@@ -130,9 +130,11 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
       if (best.errorsInTarget == 0) break;
     }
     if (!usedIncluder.empty()) log.push_back(file + ": does not compile alone; analysed as included by " + usedIncluder);
-  } else if (best.assumedKernels > 0 && best.errorsInTarget == 0) {
-    // Kernels with no launch in this file: a file that includes it (main.cu's `#include
-    // "kernel.cu"`) may launch them, and its parse gives their block shapes.
+  } else if ((best.assumedKernels > 0 || best.uninstantiatedKernels > 0) && best.errorsInTarget == 0) {
+    // Kernels with no launch in this file, or kernel templates nothing here instantiates (a
+    // header of kernel templates linted alone): a file that includes it (main.cu's `#include
+    // "kernel.cu"`, the unit that instantiates the header's templates) may launch them, and its
+    // parse gives their block shapes and template arguments.
     for (const auto& inc : findIncluders(file, opts.otherInputs, {}, 3, &deps.scan)) {
       std::vector<std::string> incLayout;
       ParseCommand ipc = commandFor(inc, incLayout);
@@ -140,10 +142,18 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
       ParseResult r = parser.run(inc, ipc, incLayout, file, file);
       triedIncluder(inc, r);
       std::string shown = relativePath(inc, fs::current_path().string());
-      if (r.consumed && r.errorsInTarget == 0 && r.kernels >= best.kernels && r.assumedKernels < best.assumedKernels) {
-        log.push_back(fmt::format("{}: {} of its kernels have no launch here; analysed as included by {}, which "
-                                  "launches {}", file, best.assumedKernels, shown,
-                                  best.assumedKernels - r.assumedKernels));
+      const bool launches = r.assumedKernels < best.assumedKernels;
+      const bool instantiates = r.uninstantiatedKernels < best.uninstantiatedKernels;
+      if (r.consumed && r.errorsInTarget == 0 && r.kernels >= best.kernels && r.assumedKernels <= best.assumedKernels &&
+          (launches || (instantiates && r.kernels > best.kernels))) {
+        if (launches)
+          log.push_back(fmt::format("{}: {} of its kernels have no launch here; analysed as included by {}, which "
+                                    "launches {}", file, best.assumedKernels, shown,
+                                    best.assumedKernels - r.assumedKernels));
+        else
+          log.push_back(fmt::format("{}: {} of its kernel templates are instantiated nowhere here; analysed as "
+                                    "included by {}, which instantiates {}", file, best.uninstantiatedKernels, shown,
+                                    best.uninstantiatedKernels - r.uninstantiatedKernels));
         best = std::move(r);
         usedIncluder = shown;
         break;

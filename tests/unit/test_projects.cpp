@@ -106,6 +106,26 @@ TEST(Projects, KernelsWithNoLaunchInTheirFileTakeTheBlockOfTheIncluderThatLaunch
   EXPECT_NE(r.err.find("kernel rows: block 96x2x1 (launch at main.cu:3)"), std::string::npos) << r.err;
 }
 
+TEST(Projects, KernelTemplatesNothingInTheirHeaderInstantiatesAreAnalysedThroughTheIncluder) {
+  // scatter.cuh compiles alone, but nothing in it instantiates its kernel template: codec.cu
+  // includes it and launches scatterBlocks<float> with 128-thread blocks.
+  std::string dir = kProjects + "/templates_instantiated_by_includer";
+  for (const char* mode : {"--cuda-path /usr/local/cuda", "--no-cuda"}) {
+    if (std::string(mode).find("/usr/local") != std::string::npos && !fs::exists("/usr/local/cuda/include/cuda_runtime.h"))
+      continue;
+    auto r = runLint(std::string(mode) + " --no-cache --format json scatter.cuh", dir);
+    ASSERT_EQ(r.rc, 1) << r.out << r.err;
+    auto j = json::parse(r.out);
+    EXPECT_EQ(j["files"][0]["includer"], "codec.cu") << mode;
+    Findings want = expectedIn(dir, {"scatter.cuh"}), got = actualOf(j);
+    EXPECT_EQ(got, want) << mode << "\nwant:\n" << describe(want) << "got:\n" << describe(got);
+  }
+  auto r = runLint("--no-cache --verbose scatter.cuh", dir);
+  EXPECT_NE(r.err.find("scatter.cuh: 1 of its kernel templates are instantiated nowhere here; analysed as included by codec.cu"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(Projects, LaunchInAnotherFileTheIncluderBringsInGivesTheShape) {
   // kernels.cu compiles only inside main.cu; the launches are in moves.cpp, which main.cu includes
   // too (HeCBench sss): the shape is read from there, not assumed.
