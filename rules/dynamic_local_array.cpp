@@ -23,7 +23,9 @@ using ExprOfArray = std::pair<const clang::Expr*, const clang::ValueDecl*>;
 std::map<ExprOfArray, PerIteration> addressesPerIteration(const KernelModel& m) {
   std::map<ExprOfArray, PerIteration> out;
   for (const auto& b : m.accesses()) {
-    if (b.space != MemSpace::Local || !b.known) continue;
+    // Records outside every run-time loop (a residue step after the main loop, through the same
+    // helper) are not an iteration of one: they say nothing of how the loop moves the index.
+    if (b.space != MemSpace::Local || !b.known || !b.inRuntimeLoop) continue;
     for (unsigned t = 0; t < b.mask.size(); ++t)
       if (b.mask[t]) { out[{b.expr, b.base}][b.runtimeIter].push_back(b.addr[t]); break; }
   }
