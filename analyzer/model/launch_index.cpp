@@ -76,7 +76,22 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
     }
     bool VisitUnaryOperator(clang::UnaryOperator* u) {
       if (u->isIncrementDecrementOp() && !u->isInstantiationDependent()) globalSet(u->getSubExpr(), nullptr);
+      // Its address taken (`cudaMallocPitch(&p, &gPitchBytes, ...)`, `read(&gSize)`): the callee may
+      // write it, so its value is not the initialiser's (it is the call's, known only at run time).
+      if (u->getOpcode() == clang::UO_AddrOf && !u->isInstantiationDependent() &&
+          !u->getSubExpr()->getType().isConstQualified())
+        globalSet(u->getSubExpr(), nullptr);
       return true;
+    }
+    // ... likewise bound to a non-const reference parameter (`readPitch(gPitch)` with `size_t&`).
+    void referenceArguments(const clang::CallExpr* call) {
+      const clang::FunctionDecl* fd = call->getDirectCallee();
+      if (!fd) return;
+      const unsigned shift = llvm::isa<clang::CXXOperatorCallExpr>(call) && llvm::isa<clang::CXXMethodDecl>(fd) ? 1 : 0;
+      for (unsigned i = shift; i < call->getNumArgs() && i - shift < fd->getNumParams(); ++i) {
+        clang::QualType pt = fd->getParamDecl(i - shift)->getType();
+        if (pt->isLValueReferenceType() && !pt->getPointeeType().isConstQualified()) globalSet(call->getArg(i), nullptr);
+      }
     }
     bool VisitCUDAKernelCallExpr(clang::CUDAKernelCallExpr* call) {
       // Clang's recovery (the config may not be a call) and template patterns (a dependent block
@@ -104,6 +119,8 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
     bool VisitCallExpr(clang::CallExpr* call) {
       if (call->containsErrors() || call->isInstantiationDependent()) return true;
       collect(call);
+      if (!llvm::isa<clang::CXXOperatorCallExpr>(call) || !llvm::cast<clang::CXXOperatorCallExpr>(call)->isAssignmentOp())
+        referenceArguments(call);
       if (auto* oc = llvm::dyn_cast<clang::CXXOperatorCallExpr>(call); oc && oc->isAssignmentOp() && oc->getNumArgs() == 2)
         globalSet(oc->getArg(0), oc->getOperator() == clang::OO_Equal ? oc->getArg(1) : nullptr);
       if (llvm::isa<clang::CUDAKernelCallExpr>(call)) return true;
