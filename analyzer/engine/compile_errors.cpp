@@ -197,11 +197,21 @@ std::string legacyReplacement(std::string name) {
                                "tex1Dfetch<T>(obj, i) or tex2D<T>(obj, x, y))");
 }
 
+bool isUnmaskedVote(const std::string& name) { return name == "__ballot" || name == "__any" || name == "__all"; }
+
 bool isUnmaskedShuffle(const std::string& name) {
-  return name == "__shfl" || name == "__shfl_up" || name == "__shfl_down" || name == "__shfl_xor";
+  return name == "__shfl" || name == "__shfl_up" || name == "__shfl_down" || name == "__shfl_xor" || isUnmaskedVote(name);
 }
 
 std::string shuffleReplacement(const std::string& name) {
+  // The votes are still declared (deprecated): nvcc 13's front end only warns, and ptxas rejects
+  // the `vote` without `.sync` they become for sm_70 and later (checked with nvcc 13.0 -c, sm_90).
+  if (isUnmaskedVote(name))
+    return fmt::format("'{}' without a mask does not exist for sm_70 and later (CUDA 9 replaced it): nvcc 13 only "
+                       "warns that it is deprecated, and ptxas rejects the 'vote' without '.sync' it compiles to, "
+                       "so the file does not build: use {}_sync(0xffffffff, ...) with the mask of the lanes that "
+                       "take part",
+                       name, name);
   return fmt::format("'{}' without a mask does not exist for sm_70 and later (CUDA 9 replaced it) and nvcc 13 "
                      "rejects it: use {}_sync(0xffffffff, ...) with the mask of the lanes that take part",
                      name, name);
@@ -499,7 +509,7 @@ bool nvccAcceptsInContext(clang::ASTContext& ctx, clang::SourceLocation loc, boo
   return false;
 }
 
-bool nvccFindsMemberTemplate(clang::ASTContext& ctx, clang::SourceLocation loc) {
+bool nvccFindsMemberTemplate(clang::ASTContext& ctx, clang::SourceLocation loc, clang::SourceLocation* nameLoc) {
   auto& sm = ctx.getSourceManager();
   if (loc.isInvalid()) return false;
   const clang::SourceLocation at = sm.getExpansionLoc(loc);
@@ -511,11 +521,13 @@ bool nvccFindsMemberTemplate(clang::ASTContext& ctx, clang::SourceLocation loc) 
     clang::SourceLocation at;
     const clang::Type* owner = nullptr;
     clang::DeclarationName name;
+    clang::SourceLocation nameAt;
     Find(clang::SourceManager& s, clang::SourceLocation l) : sm(s), at(l) {}
     bool here(clang::SourceLocation l) const { return l.isValid() && sm.getExpansionLoc(l) == at; }
     bool VisitDependentScopeDeclRefExpr(clang::DependentScopeDeclRefExpr* e) {
       if (!owner && (here(e->getBeginLoc()) || here(e->getNameInfo().getLoc())))  // Clang points at the start
-        if (const clang::Type* t = e->getQualifier().getAsType()) owner = t, name = e->getDeclName();
+        if (const clang::Type* t = e->getQualifier().getAsType())
+          owner = t, name = e->getDeclName(), nameAt = e->getNameInfo().getLoc();
       return true;
     }
   } f(sm, at);
@@ -537,7 +549,10 @@ bool nvccFindsMemberTemplate(clang::ASTContext& ctx, clang::SourceLocation loc) 
   }
   if (!rd || !rd->hasDefinition()) return false;
   for (const clang::NamedDecl* d : rd->getDefinition()->lookup(f.name))
-    if (llvm::isa<clang::FunctionTemplateDecl>(d) || llvm::isa<clang::VarTemplateDecl>(d)) return true;
+    if (llvm::isa<clang::FunctionTemplateDecl>(d) || llvm::isa<clang::VarTemplateDecl>(d)) {
+      if (nameLoc) *nameLoc = f.nameAt;
+      return true;
+    }
   return false;
 }
 
