@@ -321,9 +321,24 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       // or in bytes (a byte stride held in a struct: `(char*)a.data + i * a.strides`, NVIDIA warp's
       // array_t).
       bool symbolicStride = !a.strideSym.empty() && (!constStride || std::abs(stride) >= 4096);
+      // A stride made from gridDim where the launch's grid is known only at run time: the walk's
+      // stand-in grid is not a figure to print ("256 elements apart" for `lane * gridDim.x * 4`).
+      // Said per block of the grid, possible, with the smallest grid the sector count holds for.
+      int64_t gridStandIn = 0, perBlock = 0;
+      if (!symbolicStride && constStride && stride != 0 && a.strideSym.rfind("gridDim.", 0) == 0 && a.strideSym.size() > 8) {
+        const int axis = a.strideSym[8] - 'x';
+        gridStandIn = axis >= 0 && axis < 3 ? m.gridStandIn(axis) : 0;
+        if (gridStandIn > 0 && stride % (gridStandIn * static_cast<int64_t>(a.elemSize)) == 0)
+          perBlock = std::abs(stride) / (gridStandIn * static_cast<int64_t>(a.elemSize));
+        else
+          gridStandIn = 0;
+      }
       SymbolicDistance sd;
       if (symbolicStride && constStride) sd = symbolicDistance(stride, a.elemSize);
-      if (symbolicStride && constStride) pattern = fmt::format("adjacent threads are {} {} apart", sd.text(a.strideSym), sd.bytes ? "bytes" : "elements");
+      if (gridStandIn > 0)
+        pattern = perBlock == 1 ? fmt::format("adjacent threads are '{}' elements apart", a.strideSym)
+                                : fmt::format("adjacent threads are {} x '{}' elements apart", perBlock, a.strideSym);
+      else if (symbolicStride && constStride) pattern = fmt::format("adjacent threads are {} {} apart", sd.text(a.strideSym), sd.bytes ? "bytes" : "elements");
       else if (symbolicStride) pattern = fmt::format("adjacent threads are '{}' elements apart", a.strideSym);
       else if (constStride && stride % a.elemSize == 0) pattern = fmt::format("adjacent threads are {} elements apart", stride / a.elemSize);
       else if (constStride) pattern = fmt::format("adjacent threads are {} bytes apart for {}-byte accesses", stride, a.elemSize);
@@ -334,7 +349,12 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       // assumed, so the finding is possible, with its assumption (precision sample s5: ggml im2col's
       // 'stride_x', an element stride that is 1 for contiguous inputs).
       msg = fmt::format("{}uncoalesced global {} '{}': a warp touches {} sectors for {} useful ({:.1f}% efficiency); {}",
-                        symbolicStride ? "possible " : "", kind, what, c.sectors, c.ideal, 100.0 * c.ratio, pattern);
+                        symbolicStride || gridStandIn > 0 ? "possible " : "", kind, what, c.sectors, c.ideal, 100.0 * c.ratio, pattern);
+      if (gridStandIn > 0) {
+        // Lanes a sector or more apart from this grid size on (each lane its own sector).
+        const int64_t atLeast = std::max<int64_t>(1, (32 + perBlock * a.elemSize - 1) / (perBlock * a.elemSize));
+        msg += fmt::format(" (counted for '{}' >= {}; the launch's grid is known only at run time)", a.strideSym, atLeast);
+      }
       bool member = llvm::isa<clang::MemberExpr>(a.expr->IgnoreParenImpCasts());
       if (member && constStride && stride > static_cast<int64_t>(a.elemSize))
         fix = "use a structure of arrays (one array per field), or load whole elements with a vector type";

@@ -254,6 +254,11 @@ const std::vector<CrossBlockRace>& KernelModel::crossBlockRaces() const {
   return crossRaces_;
 }
 
+int64_t KernelModel::gridStandIn(int axis) const {
+  int64_t g = gridDim(axis);
+  return g > model_detail::kBlockIdxRep + 2 ? 0 : model_detail::kGridDimRep;
+}
+
 std::string elementName(const Access& a, int64_t byteAddr) {
   std::string name = a.baseName.empty() ? "memory" : a.baseName;
   const auto* vd = llvm::dyn_cast_or_null<clang::VarDecl>(a.base);

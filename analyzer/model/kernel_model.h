@@ -99,6 +99,9 @@ class KernelModel {
   const LaunchIndex::ProgramShare& programShare() const { return program_; }
   // gridDim.x/y/z of the launch when known (compile-time values), else 0.
   unsigned gridDim(int axis) const { return axis >= 0 && axis < 3 ? grid_[axis] : 0; }
+  // The value the walk gave gridDim along an axis when the launch's is not known (or too small to
+  // hold the representative blocks): a stand-in, 0 when the launch's own value was used.
+  int64_t gridStandIn(int axis) const;
   // The bytes of the buffer a pointer parameter gets from every launch (LaunchIndex::
   // allocatedBytes), or 0.
   uint64_t allocatedBytes(const clang::ValueDecl* param) const {
