@@ -450,6 +450,11 @@ const char* const kNvccAcceptsMissingTemplateKeyword =
     "cannot analyse that function or what it calls or launches; `T::template f<N>(x)` means the same and compiles "
     "with both";
 
+const char* const kNvccReadWithTemplateKeyword =
+    "a member template of a class template called without the `template` keyword (`C<T>::f<N>(x)`): nvcc accepts "
+    "it (C's definition declares f a member template), Clang and GCC need `C<T>::template f<N>(x)`; gpuopt-lint "
+    "read it here as nvcc does, so the code around it is analysed";
+
 const char* const kNvccAcceptsNonLiteralInConstexpr =
     "a variable of non-literal type in a constexpr function template: nvcc (and GCC) accept it in a template, "
     "Clang rejects it before C++23 and drops the function, so gpuopt-lint cannot analyse it or what calls it; with "

@@ -86,6 +86,7 @@ extern const char* const kNvccWarnsSharedInit;
 // (`C<T>::f<E>(...)`): nvcc accepts it, Clang drops the definition (a note).
 extern const char* const kNvccAcceptsOwnParameters;
 extern const char* const kNvccAcceptsMissingTemplateKeyword;
+extern const char* const kNvccReadWithTemplateKeyword;
 extern const char* const kNvccAcceptsNonLiteralInConstexpr;
 extern const char* const kNvccAcceptsThisInConstantExpression;
 // Whether nvcc accepts the error at `loc` (an expansion location) that Clang gives: a variable of
@@ -98,7 +99,7 @@ bool nvccAcceptsInContext(clang::ASTContext& ctx, clang::SourceLocation loc, boo
 // template (or the class being defined) whose definition declares a member template of that name
 // (`Caster<A>::cast<4>(x)`), and rejects it for a template parameter (`R::f<4>()`) and for member
 // access (`r.get<4>()`, also with `Ref<N> const& r`), checked with nvcc 13 -c.
-bool nvccFindsMemberTemplate(clang::ASTContext& ctx, clang::SourceLocation loc);
+bool nvccFindsMemberTemplate(clang::ASTContext& ctx, clang::SourceLocation loc, clang::SourceLocation* nameLoc = nullptr);
 bool nvccOnlyWarnsAtSharedInit(clang::ASTContext& ctx, clang::SourceLocation loc);
 
 // For each location (expansion locations of errors): whether it lies inside the body of a

@@ -4,6 +4,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cstdlib>
 #include <functional>
 #include <fmt/format.h>
@@ -581,7 +582,25 @@ class LintConsumer : public clang::ASTConsumer {
       if (!e.nvccAccepts && (e.nonLiteralInConstexpr || e.thisInConstantExpression) &&
           nvccAcceptsInContext(rc.ast(), e.loc, e.nonLiteralInConstexpr))
         e.nvccAccepts = true;
-      if (e.missingTemplateKeyword) e.nvccAccepts = nvccFindsMemberTemplate(rc.ast(), e.loc);
+      if (e.missingTemplateKeyword || e.unresolvedOverload) {
+        // `C<T>::f<N>(x)`: at the pattern (err_template_kw_missing) or at an instantiation, where
+        // the comparison it was read as cannot take the member template ("reference to overloaded
+        // function could not be resolved"). nvcc accepts it when C's definition declares f a
+        // member template; the strategies then read the file with the keyword nvcc assumes.
+        clang::SourceLocation name;
+        const bool finds = nvccFindsMemberTemplate(rc.ast(), e.loc, &name);
+        if (e.missingTemplateKeyword) e.nvccAccepts = finds;
+        else if (finds) e.missingTemplateKeyword = e.nvccAccepts = true;
+        auto& sm = rc.ast().getSourceManager();
+        if (finds && name.isValid() && name.isFileID()) {
+          auto entry = sm.getFileEntryRefForID(sm.getFileID(name));
+          std::error_code ec;
+          if (entry)
+            out_.templateKeywordSites.push_back(
+                {std::filesystem::weakly_canonical(std::filesystem::absolute(std::string(entry->getName()), ec), ec).string(),
+                 sm.getFileOffset(name)});
+        }
+      }
     }
     // The #include lines of headers Clang entered although they were not found as written.
     std::set<std::pair<clang::FileID, unsigned>> enteredAnyway;

@@ -50,8 +50,9 @@ class PatchedFile : public llvm::vfs::File {
 
 class LaunchChevronFS : public llvm::vfs::ProxyFileSystem {
  public:
-  LaunchChevronFS(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs, std::vector<std::string> skip)
-      : ProxyFileSystem(std::move(fs)), skip_(std::move(skip)) {}
+  LaunchChevronFS(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs, std::vector<std::string> skip,
+                  std::map<std::string, std::vector<unsigned>> keywords = {})
+      : ProxyFileSystem(std::move(fs)), skip_(std::move(skip)), keywords_(std::move(keywords)) {}
   llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine& path) override {
     auto f = ProxyFileSystem::openFileForRead(path);
     std::string p = path.str();
@@ -66,12 +67,23 @@ class LaunchChevronFS : public llvm::vfs::ProxyFileSystem {
     changed = splitReservedLiteralSuffixes(text) || changed;  // `extern "C"__global__` (nvcc_lexing.h)
     changed = pragmaMacrosAsOperators(text) || changed;       // `#define UNROLL #pragma unroll`
     changed = commaSeparateAsmOperands(text) || changed;      // `: "r"(a) "r"(b))`
+    // The member templates nvcc reads without `template` (the offsets are those of the text as
+    // patched above, which keeps every length).
+    if (!keywords_.empty()) {
+      std::error_code ec;
+      auto it = keywords_.find(fs::weakly_canonical(fs::absolute(p, ec), ec).string());
+      if (it != keywords_.end()) {
+        text = insertTemplateKeywords(text, it->second);
+        changed = true;
+      }
+    }
     if (!changed) return ProxyFileSystem::openFileForRead(path);
     return std::unique_ptr<llvm::vfs::File>(new PatchedFile(*st, std::move(text)));
   }
 
  private:
   std::vector<std::string> skip_;
+  std::map<std::string, std::vector<unsigned>> keywords_;
 };
 
 // Every #include and the file it resolved to (ErrorCollector::includes).
@@ -209,13 +221,35 @@ void Parser::finishBackground(std::vector<std::string>& log) {
 
 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Parser::fileSystem(const std::string& extraPath,
                                                                    const std::string& extraText) {
-  return parseFileSystem(opts, resourceDir, cudaPath, shadowedWrapperIncludes, extraPath, extraText);
+  return parseFileSystem(opts, resourceDir, cudaPath, shadowedWrapperIncludes, extraPath, extraText, &templateKeywords);
+}
+
+std::string insertTemplateKeywords(const std::string& text, const std::vector<unsigned>& offsets,
+                                   std::vector<std::pair<unsigned, unsigned>>* at) {
+  std::string out;
+  out.reserve(text.size() + offsets.size() * kTemplateKeywordLength);
+  size_t from = 0;
+  for (unsigned off : offsets) {
+    if (off < from || off > text.size()) continue;
+    out.append(text, from, off - from);
+    if (at) {
+      const size_t nl = out.rfind('\n');
+      const unsigned line = 1 + static_cast<unsigned>(std::count(out.begin(), out.end(), '\n'));
+      const unsigned col = static_cast<unsigned>(out.size() - (nl == std::string::npos ? 0 : nl + 1)) + 1;
+      at->push_back({line, col});
+    }
+    out += "template ";
+    from = off;
+  }
+  out.append(text, from, std::string::npos);
+  return out;
 }
 
 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> parseFileSystem(const AnalysisOptions& opts, const std::string& resourceDir,
                                                                 const std::string& cudaPath,
                                                                 const std::vector<std::string>& shadowedWrapperIncludes,
-                                                                const std::string& extraPath, const std::string& extraText) {
+                                                                const std::string& extraPath, const std::string& extraText,
+                                                                const std::map<std::string, std::vector<unsigned>>* templateKeywords) {
   // Unsaved editor buffers (the language server) replace the files on disk, under the launch
   // chevron normalisation like any file.
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> real = llvm::vfs::getRealFileSystem();
@@ -227,7 +261,8 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> parseFileSystem(const AnalysisOp
     withBuffers->pushOverlay(buffers);
     real = withBuffers;
   }
-  auto base = llvm::makeIntrusiveRefCnt<LaunchChevronFS>(real, excludedPrefixes(resourceDir, cudaPath));
+  auto base = llvm::makeIntrusiveRefCnt<LaunchChevronFS>(real, excludedPrefixes(resourceDir, cudaPath),
+                                                         templateKeywords ? *templateKeywords : std::map<std::string, std::vector<unsigned>>{});
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(base);
   // The bundled headers (and the nvcc-compatibility header) live in memory.
   auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
@@ -293,7 +328,10 @@ ParseResult Parser::run(const std::string& file, const ParseCommand& cmd, const 
   std::optional<Preamble> pre;
   std::vector<std::string> preLog;
   // Not with unsaved editor buffers: the file on disk is not what is parsed.
-  if (!cmd.bundledCuda && !opts.cache.dir.empty() && opts.cache.preamble && opts.overlays.empty()) {
+  // Nor with `template` inserted into a file (a header of the leading block is in the preamble as
+  // on disk), nor when the strategies ask for a parse without one (skipPreamble).
+  if (!cmd.bundledCuda && !opts.cache.dir.empty() && opts.cache.preamble && opts.overlays.empty() &&
+      templateKeywords.empty() && !skipPreamble) {
     // The build may run on another thread after this call: its file system is made from copies.
     const std::string res = resourceDir, cuda = cudaPath;
     const std::vector<std::string> shadowed = shadowedWrapperIncludes;
@@ -343,6 +381,15 @@ ParseResult Parser::runOnce(const std::string& file, const ParseCommand& cmd,
   fs.excluded = excludedPrefixes(resourceDir, cudaPath);
   fs.projectDirs = layoutDirs;
   fs.headerFilter = opts.headerFilter;
+  // Where `template ` was inserted: positions after it on its line are reported where they are on disk.
+  for (const auto& [path, offsets] : templateKeywords) {
+    auto buf = llvm::MemoryBuffer::getFile(path);
+    if (!buf) continue;
+    std::vector<std::pair<unsigned, unsigned>> at;
+    std::string text = (*buf)->getBuffer().str();
+    insertTemplateKeywords(text, offsets, &at);
+    fs.insertedColumns[path] = std::move(at);
+  }
   auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
   ErrorCollector errs;
   LintActionFactory factory([&] { return std::make_unique<LintAction>(res, opts, rules, fs, errs, layoutDirs); }, pre);

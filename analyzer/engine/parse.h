@@ -3,6 +3,7 @@
 // system), whose AST the model-and-rules consumer (lint_consumer.h) analyses; and the two
 // variants the driver's fallbacks need (the host-side command, keeping device-code errors).
 #pragma once
+#include <map>
 #include <llvm/ADT/IntrusiveRefCntPtr.h>
 #include <llvm/Support/VirtualFileSystem.h>
 
@@ -29,6 +30,13 @@ struct Parser {
   // Toolkit headers Clang's CUDA wrapper includes by a quoted name that a project folder of the
   // command shadows (set by run(); fileSystem() forwards them to the toolkit's).
   std::vector<std::string> shadowedWrapperIncludes;
+  // Files read with `template ` inserted before a member template's name at these byte offsets
+  // (canonical path -> ascending offsets): nvcc's reading of `C<T>::f<N>(x)`, which Clang parses
+  // as comparisons. Set by the parse strategies for one parse; no preamble is used then.
+  std::map<std::string, std::vector<unsigned>> templateKeywords;
+  // One parse without the preamble: its errors were made in the preamble's build, where the AST
+  // positions of a missing `template` are not recorded (the strategies parse again to find them).
+  bool skipPreamble = false;
   // Preambles being built beside the parse (CacheOptions::backgroundPreamble), their log lines,
   // and whether one was built: finishBackground() waits for them (so does the destructor).
   std::vector<std::thread> background;
@@ -57,7 +65,14 @@ struct Parser {
 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> parseFileSystem(const AnalysisOptions& opts, const std::string& resourceDir,
                                                                 const std::string& cudaPath,
                                                                 const std::vector<std::string>& shadowedWrapperIncludes,
-                                                                const std::string& extraPath, const std::string& extraText);
+                                                                const std::string& extraPath, const std::string& extraText,
+                                                                const std::map<std::string, std::vector<unsigned>>* templateKeywords = nullptr);
+
+// The text `template ` inserted before each offset (ascending) of `text`, and where each insertion
+// starts in the new text as (line, column), 1-based, in order.
+std::string insertTemplateKeywords(const std::string& text, const std::vector<unsigned>& offsets,
+                                   std::vector<std::pair<unsigned, unsigned>>* at = nullptr);
+inline constexpr unsigned kTemplateKeywordLength = 9;  // "template "
 
 // The folders a command's include flags name, in order: each of `flags` (`-I`, `-iquote`,
 // `-idirafter`, `-isystem`) as `-I dir`, `-Idir` or `-iquote=dir`.

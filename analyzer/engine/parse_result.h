@@ -50,6 +50,10 @@ struct RawError {
   // The nvccAccepts case: `T::f<N>(x)` without the `template` keyword (err_template_kw_missing);
   // otherwise a definition naming its own parameters.
   bool missingTemplateKeyword = false;
+  // "reference to overloaded function could not be resolved" (err_ovl_unresolvable): at an
+  // instantiation, the same missing `template` when the name is a member template of the
+  // qualifier's class template (nvccFindsMemberTemplate decides).
+  bool unresolvedOverload = false;
   // Errors nvcc (EDG) and GCC accept in some places only; LintConsumer decides from the AST
   // (nvccAcceptsInContext in compile_errors.h): a variable of non-literal type in a constexpr
   // function (C++23 allows it; EDG and GCC accept it in a template), and `this->m` in a constant
@@ -92,6 +96,7 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     // nvcc accepts it when it can look into C's definition (decided from the AST afterwards:
     // nvccFindsMemberTemplate); Clang gives up on the instantiation, which keeps no body.
     e.missingTemplateKeyword = info.getID() == clang::diag::err_template_kw_missing;
+    e.unresolvedOverload = info.getID() == clang::diag::err_ovl_unresolvable;
     e.nvccAccepts = e.missingTemplateKeyword || namesItsOwnParameters(info);
     e.nonLiteralInConstexpr = info.getID() == clang::diag::err_constexpr_local_var_non_literal_type;
     e.includedAnyway = info.getID() == clang::diag::err_pp_file_not_found_angled_include_not_fatal ||
@@ -143,6 +148,10 @@ struct ParseResult {
   unsigned kernels = 0;                  // analysed
   unsigned assumedKernels = 0;           // ... with no launch in the code and no --block-dim (shapes guessed)
   unsigned uninstantiatedKernels = 0;    // kernel templates of the linted file nothing in the unit instantiates
+  // Where nvcc reads a member template without the `template` keyword that Clang needs
+  // (`C<T>::f<N>(x)`, nvccFindsMemberTemplate): canonical path and byte offset of the name. The
+  // parse strategies read the file again with the keyword there (Parser::templateKeywords).
+  std::vector<std::pair<std::string, unsigned>> templateKeywordSites;
   unsigned cleanFunctions = 0;           // host or device functions with a body free of errors
   double parseMs = 0, analysisMs = 0;
   std::map<std::string, double> phaseMs;  // FileAnalysis::phaseMs

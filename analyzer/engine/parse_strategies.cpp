@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <fmt/format.h>
 #include <string_view>
 
+#include "analyzer/engine/compile_errors.h"
 #include "analyzer/engine/parse.h"
 #include "analyzer/report/output.h"
 
@@ -64,12 +66,14 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
   best = parser.run(file, pc, layout);
   note(best);
   if (!best.crash.empty()) return out;  // Clang crashed: reported as such (reportParse), nothing else tried
+  ParseCommand bestCmd = pc;  // the command of the parse kept so far
   if (best.rawErrors && !pc.bundledCuda) {
     // Host code that calls host-only overloads (e.g. max(float, float) from the toolkit's host
     // math) does not compile device side: a host-side parse may do better.
     ParseResult h = parser.run(file, hostVariant(pc), layout);
     note(h);
     if (h.rawErrors < best.rawErrors) {
+      bestCmd = hostVariant(pc);
       log.push_back(file + ": the device-side parse had " + std::to_string(best.rawErrors) + " errors (" +
                     best.errorTexts.front() + "); analysed with a host-side parse (" + std::to_string(h.rawErrors) +
                     " errors; code under __CUDA_ARCH__ is not seen)");
@@ -91,7 +95,55 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
                                   "extension; analysed with a C++20 parse ({} errors)",
                                   file, best.rawErrors, r.rawErrors));
         best = std::move(r);
+        bestCmd = *cxx20;
       }
+    }
+  }
+  // `C<T>::f<N>(x)` without `template`, which nvcc reads as a call of the member template f (the
+  // class template's definition declares it one) and Clang as comparisons: the file read again
+  // with the keyword inserted there (positions after it are reported where they are on disk).
+  // Kept when it has fewer errors; the sites stay notes that say what was read.
+  auto keywordNote = [](const CompileError& e) {
+    return e.nvccAccepts && e.message.find("without the `template` keyword") != std::string::npos;
+  };
+  if (best.templateKeywordSites.empty() && best.preamble &&
+      std::any_of(best.errors.begin(), best.errors.end(), keywordNote)) {
+    // The notes came from the preamble's build (a header of the leading block): parse without it
+    // to find where the keyword goes.
+    parser.skipPreamble = true;
+    ParseResult r = parser.run(file, bestCmd, layout);
+    parser.skipPreamble = false;
+    note(r);
+    if (r.crash.empty() && r.consumed && !r.templateKeywordSites.empty()) best.templateKeywordSites = r.templateKeywordSites;
+  }
+  if (!best.templateKeywordSites.empty()) {
+    std::map<std::string, std::vector<unsigned>> sites;
+    for (const auto& [path, offset] : best.templateKeywordSites) sites[path].push_back(offset);
+    for (auto& [path, offsets] : sites) {
+      std::sort(offsets.begin(), offsets.end());
+      offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+    }
+    parser.templateKeywords = sites;
+    ParseResult r = parser.run(file, bestCmd, layout);
+    parser.templateKeywords.clear();
+    note(r);
+    // Fewer errors, or as many and more kernels analysed (Clang's recovery at the pattern is no
+    // error, but it keeps no instantiation of the function around it).
+    if (r.crash.empty() && r.consumed &&
+        (r.rawErrors < best.rawErrors || (r.rawErrors == best.rawErrors && r.kernels > best.kernels))) {
+      log.push_back(fmt::format("{}: member templates called without `template` (`C<T>::f<N>(x)`) at {} places, "
+                                "which nvcc accepts; analysed with the keyword read there as nvcc does ({} errors, {} "
+                                "kernels before; {} errors, {} kernels after)",
+                                file, [&] { size_t n = 0; for (const auto& [p, o] : sites) n += o.size(); return n; }(),
+                                best.rawErrors, best.kernels, r.rawErrors, r.kernels));
+      // The notes at those sites, from the parse that saw them (positions on disk).
+      for (const auto& e : best.errors)
+        if (keywordNote(e)) {
+          CompileError n = e;
+          n.message = std::string(kNvccReadWithTemplateKeyword);
+          r.errors.push_back(std::move(n));
+        }
+      best = std::move(r);
     }
   }
   std::string& usedIncluder = out.usedIncluder;

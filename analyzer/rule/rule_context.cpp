@@ -147,6 +147,21 @@ std::map<std::string, std::string> fixedFileHashes(const clang::SourceManager& s
   return out;
 }
 
+unsigned LintedFiles::columnOnDisk(clang::FileID fid, unsigned line, unsigned col) const {
+  if (s_.insertedColumns.empty()) return col;
+  auto entry = sm_.getFileEntryRefForID(fid);
+  if (!entry) return col;
+  std::error_code ec;
+  auto it = s_.insertedColumns.find(fs::weakly_canonical(absoluteNormal(entry->getName()), ec).string());
+  if (it == s_.insertedColumns.end()) return col;
+  // Right to left: each insertion's column counts the ones before it on its line.
+  for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) {
+    if (p->first != line || col <= p->second) continue;
+    col = col >= p->second + 9 ? col - 9 : p->second;
+  }
+  return col;
+}
+
 std::string LintedFiles::displayName(clang::FileID fid) const {
   if (fid == sm_.getMainFileID() && s_.targetPath.empty()) return s_.mainName;
   auto entry = sm_.getFileEntryRefForID(fid);
@@ -172,9 +187,9 @@ SourceSpan RuleContext::span(clang::SourceRange r) const {
   if (eTok.isValid()) e = eTok.getLocWithOffset(-1);
   s.begin.file = files_.displayName(sm().getFileID(b));
   s.begin.line = sm().getExpansionLineNumber(b);
-  s.begin.col = sm().getExpansionColumnNumber(b);
+  s.begin.col = files_.columnOnDisk(sm().getFileID(b), s.begin.line, sm().getExpansionColumnNumber(b));
   s.endLine = sm().getExpansionLineNumber(e);
-  s.endCol = sm().getExpansionColumnNumber(e);
+  s.endCol = files_.columnOnDisk(sm().getFileID(e), s.endLine, sm().getExpansionColumnNumber(e));
   if (s.endLine < s.begin.line || (s.endLine == s.begin.line && s.endCol < s.begin.col)) {
     s.endLine = s.begin.line;
     s.endCol = s.begin.col;
@@ -256,11 +271,16 @@ std::string figureDifference(const std::string& kept, const std::string& other) 
   auto a = words(kept), b = words(other);
   size_t k = 0;
   while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
-  // A number alone says nothing ("0 at 32 different addresses"): start at the word it counts or
-  // names ("bank 0 at ...").
-  if (k > 0 && k < b.size() && !b[k].empty() && llvm::isDigit(b[k][0])) --k;
+  // A number alone says nothing ("0 at 32 different addresses"): start at the word it names ("bank
+  // 0 at ..."), unless that word only joins ("sectors for 4 useful": "4 useful" says it).
+  size_t limit = 8;
+  if (k > 0 && k < b.size() && !b[k].empty() && llvm::isDigit(b[k][0])) {
+    static const std::set<std::string> joins = {"for", "at", "of", "to", "in", "by", "and", "or", "than", "from", "is", "are"};
+    const std::string& prev = b[k - 1];
+    if (!prev.empty() && llvm::isAlpha(prev[0]) && !joins.count(prev)) --k, ++limit;
+  }
   std::string out;
-  for (size_t n = 0; k < b.size() && n < 8; ++k, ++n) {
+  for (size_t n = 0; k < b.size() && n < limit; ++k, ++n) {
     bool last = b[k].back() == ';' || b[k].back() == ':' || b[k].back() == ',';
     out += (out.empty() ? "" : " ") + (last ? b[k].substr(0, b[k].size() - 1) : b[k]);
     if (last) break;

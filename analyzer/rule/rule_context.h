@@ -36,9 +36,14 @@ class LintedFiles {
     // --header-filter (AnalysisOptions::headerFilter): replaces the project-root test for included
     // files when set.
     std::optional<std::string> headerFilter;
+    // Files read with `template ` inserted (Parser::templateKeywords): canonical path -> where each
+    // insertion starts in the text Clang read, (line, column), in order; columnOnDisk maps back.
+    std::map<std::string, std::vector<std::pair<unsigned, unsigned>>> insertedColumns;
   };
   LintedFiles(const clang::SourceManager& sm, Settings s);
   bool contains(clang::SourceLocation loc) const;
+  // The column on disk of a position of the text Clang read (Settings::insertedColumns).
+  unsigned columnOnDisk(clang::FileID fid, unsigned line, unsigned col) const;
   bool containsFile(clang::FileID fid) const;
   // Whether the location is in the file the user named: the main file, or the target when a
   // header is analysed through its includer (not the headers either brings in).

@@ -361,6 +361,43 @@ TEST(Cli, KernelTemplatesNeverInstantiatedAreNamed) {
   EXPECT_NE(unit.err.find("(1 kernel, 1 partly analysed)"), std::string::npos) << unit.err;
 }
 
+// `C<T>::f<N>(x)` without `template`, which nvcc reads as the member template's call: the file is
+// read with the keyword inserted there, and what comes after it on the line is reported at its
+// column on disk (the inserted text is not counted), in text and JSON alike.
+TEST(Cli, MemberTemplateWithoutKeywordIsReadAsNvccDoesAtColumnsOnDisk) {
+  std::string d = tempDir("template-keyword");
+  const std::string line = "  Step<B>::apply<N>(a); a[threadIdx.x * 64] = 1.0f;";
+  writeFile(d + "/k.cu",
+            "template <int B> struct Step {\n"
+            "  template <int N> __device__ static void apply(float* a) { a[threadIdx.x] += N; }\n"
+            "};\n"
+            "template <int N, int B> __global__ void twice(float* a) {\n" +
+                line + "\n"
+                "}\n"
+                "void run(float* a) { twice<2, 4><<<1, 256>>>(a); }\n");
+  auto r = runLint("--no-cuda --no-cache --format json k.cu", d);
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["files"][0]["kernels"], 1) << r.out << r.err;
+  bool store = false, note = false;
+  for (const auto& x : j["files"][0]["findings"]) {
+    if (x["location"]["line"] != 5) continue;
+    int col = x["location"]["column"].get<int>();
+    if (x["ruleId"] == "uncoalesced-access") {
+      store = true;
+      EXPECT_EQ(col, static_cast<int>(line.find("a[threadIdx.x * 64]")) + 1) << x.dump();
+    }
+    if (x["ruleId"] == "compile-error") {
+      note = true;
+      EXPECT_EQ(x["severity"], "note") << x.dump();
+      EXPECT_EQ(col, 3) << x.dump();
+    }
+  }
+  EXPECT_TRUE(store) << r.out;
+  EXPECT_TRUE(note) << r.out;
+  auto v = runLint("--no-cuda --no-cache --verbose k.cu", d);
+  EXPECT_NE(v.err.find("member templates called without `template`"), std::string::npos) << v.err;
+}
+
 // Issue 31: at most --max-instantiations instantiations of one kernel template are analysed, chosen
 // to cover every value of each template argument (so the one instantiation whose arguments make
 // the stride 32, last in source order, is among them), and the others are named on the template.
