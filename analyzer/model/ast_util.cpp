@@ -418,4 +418,79 @@ NamedAccess namedAccess(const std::string& name, unsigned numArgs) {
   return NamedAccess::None;
 }
 
+namespace {
+bool isAtomicCallName(llvm::StringRef n) {
+  return n.starts_with("atomic") || n.starts_with("__nv_atomic") || n.starts_with("__atomic") || n == "fetch_add" ||
+         n == "fetch_sub" || n == "fetch_or" || n == "exchange" || n == "compare_exchange_strong" ||
+         n == "compare_exchange_weak";
+}
+}  // namespace
+
+bool spinWaitsForGrid(const clang::Stmt* loop, const clang::FunctionDecl* fn) {
+  const clang::Expr* cond = nullptr;
+  const clang::Stmt* body = nullptr;
+  if (auto* d = llvm::dyn_cast<clang::DoStmt>(loop)) cond = d->getCond(), body = d->getBody();
+  else if (auto* w = llvm::dyn_cast<clang::WhileStmt>(loop)) cond = w->getCond(), body = w->getBody();
+  else if (auto* f = llvm::dyn_cast<clang::ForStmt>(loop)) cond = f->getCond(), body = f->getBody();
+  if (!cond || !body || !fn || !fn->hasBody() || cond->isValueDependent()) return false;
+  bool constant = false;
+  if (cond->EvaluateAsBooleanCondition(constant, fn->getASTContext())) return false;  // `while (1)`, `do ... while (0)`
+  struct Scan : clang::RecursiveASTVisitor<Scan> {
+    bool polls = false, fences = false, stores = false, atomics = false;
+    bool VisitCallExpr(clang::CallExpr* c) {
+      const clang::FunctionDecl* f = c->getDirectCallee();
+      if (!f || !f->getIdentifier()) return true;
+      llvm::StringRef n = f->getName();
+      if (n.starts_with("__threadfence")) fences = true;
+      if (isAtomicCallName(n) || n.starts_with("__ldcg") || n.starts_with("__ldcv") || n.starts_with("__ldvolatile") ||
+          n == "load")
+        polls = true, atomics = atomics || isAtomicCallName(n);
+      return true;
+    }
+    bool VisitGCCAsmStmt(clang::GCCAsmStmt* a) {
+      const std::string asmText = a->getAsmString(); llvm::StringRef t = asmText;
+      if (t.contains("ld.") || t.contains("atom.")) polls = true;
+      if (t.contains("st.") || t.contains("red.")) stores = true;
+      return true;
+    }
+    bool VisitUnaryOperator(clang::UnaryOperator* u) {
+      if (u->getOpcode() == clang::UO_Deref && u->getSubExpr()->getType()->isPointerType() &&
+          u->getSubExpr()->getType()->getPointeeType().isVolatileQualified())
+        polls = true;
+      return true;
+    }
+    bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* e) {
+      if (e->getType().isVolatileQualified()) polls = true;
+      return true;
+    }
+    bool VisitBinaryOperator(clang::BinaryOperator* b) {
+      if (!b->isAssignmentOp()) return true;
+      const clang::Expr* l = b->getLHS()->IgnoreParenImpCasts();
+      if (llvm::isa<clang::ArraySubscriptExpr>(l) || llvm::isa<clang::MemberExpr>(l) ||
+          (llvm::isa<clang::UnaryOperator>(l) && llvm::cast<clang::UnaryOperator>(l)->getOpcode() == clang::UO_Deref))
+        stores = true;
+      return true;
+    }
+  } in;
+  in.TraverseStmt(const_cast<clang::Stmt*>(body));
+  in.TraverseStmt(const_cast<clang::Expr*>(cond));
+  if (in.stores || !in.polls) return false;
+  // The arrival: an atomic of the function the loop is in (outside the loop, or the polling atomic).
+  struct Arrival : clang::RecursiveASTVisitor<Arrival> {
+    bool found = false;
+    bool VisitCallExpr(clang::CallExpr* c) {
+      if (const clang::FunctionDecl* f = c->getDirectCallee(); f && f->getIdentifier() && isAtomicCallName(f->getName()))
+        found = true;
+      return !found;
+    }
+    bool VisitGCCAsmStmt(clang::GCCAsmStmt* a) {
+      const std::string asmText = a->getAsmString(); llvm::StringRef t = asmText;
+      if (t.contains("atom.") || t.contains("red.")) found = true;
+      return !found;
+    }
+  } arr;
+  arr.TraverseStmt(fn->getBody());
+  return arr.found;
+}
+
 }  // namespace gpuopt

@@ -71,4 +71,11 @@ bool blockBlind(const clang::FunctionDecl* kernel);
 // shape guess passes false, so code that visibly reads only threadIdx.x is guessed one-dimensional).
 bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics = nullptr, bool unseenRead = true);
 
+// A loop that waits for the other blocks of the grid, a hand-written grid barrier: it stores
+// nothing to memory, polls memory other blocks write (through a volatile pointer, an atomic, or an
+// inline-PTX load) or fences (`__threadfence()`), and exits on a condition over what it read,
+// in a function (`fn`) that also performs an atomic (the blocks' arrival count): `do {
+// __threadfence(); asm volatile("ld.global.cg.b32 %0, [%1];" ...); } while (retired != 0);`.
+bool spinWaitsForGrid(const clang::Stmt* loop, const clang::FunctionDecl* fn);
+
 }  // namespace gpuopt

@@ -205,6 +205,9 @@ class Builder : public LaneDomain {
   void recordBranch(const clang::Stmt* s, const clang::Expr* cond, const Value& c, bool thenWork, bool elseWork, bool isLoop, const Mask* cont = nullptr);
   void walk(const clang::Stmt* s);
   void walkIf(const clang::IfStmt* is);
+  // After a loop: a hand-written grid barrier (spinWaitsForGrid) orders the blocks as a grid-wide
+  // sync does, for the races between blocks (a Barrier of grid level only).
+  void gridSpinWait(const clang::Stmt* loop, const clang::Expr* cond);
   void walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clang::Stmt* body, const clang::Expr* inc, bool isDo);
   void walkSwitch(const clang::SwitchStmt* ss);
 

@@ -131,9 +131,13 @@ void Builder::walk(const clang::Stmt* s) {
     if (auto* ds = llvm::dyn_cast_or_null<clang::DeclStmt>(fs->getInit()))
       if (ds->isSingleDecl())
         if (auto* vd = llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl())) loopVar_ = vd;
-    return walkLoop(s, fs->getCond(), fs->getBody(), fs->getInc(), false);
+    walkLoop(s, fs->getCond(), fs->getBody(), fs->getInc(), false);
+    return gridSpinWait(s, fs->getCond());
   }
-  if (auto* ws = llvm::dyn_cast<clang::WhileStmt>(s)) return walkLoop(s, ws->getCond(), ws->getBody(), nullptr, false);
+  if (auto* ws = llvm::dyn_cast<clang::WhileStmt>(s)) {
+    walkLoop(s, ws->getCond(), ws->getBody(), nullptr, false);
+    return gridSpinWait(s, ws->getCond());
+  }
   if (auto* dos = llvm::dyn_cast<clang::DoStmt>(s)) {
     // `do { ... } while (0)` (macro bodies): the body once, not a loop; `break` still leaves it.
     bool again = true;
@@ -149,7 +153,8 @@ void Builder::walk(const clang::Stmt* s) {
         active_[t] = (active_[t] || out[t] || cont[t]) && entry[t] && alive_[t] && (f.returned.empty() || !f.returned[t]);
       return;
     }
-    return walkLoop(s, dos->getCond(), dos->getBody(), nullptr, true);
+    walkLoop(s, dos->getCond(), dos->getBody(), nullptr, true);
+    return gridSpinWait(s, dos->getCond());
   }
   if (auto* rs = llvm::dyn_cast<clang::CXXForRangeStmt>(s)) {
     ++loopDepth_;
@@ -328,6 +333,20 @@ void Builder::walkAsm(const clang::GCCAsmStmt* as) {
     if (pure) number(r, mix(what, i), ops);
     writeLVal(lv, r);
   }
+}
+
+void Builder::gridSpinWait(const clang::Stmt* loop, const clang::Expr* cond) {
+  if (!cond || frames_.empty() || !spinWaitsForGrid(loop, frames_.back().fn)) return;
+  Barrier b;
+  b.call = cond;
+  b.blockLevel = false;  // not a __syncthreads(): the block's threads are ordered by the barriers around it
+  b.gridLevel = true;
+  b.name = "a spin-wait for the other blocks";
+  b.active = active_;
+  b.alive = alive_;
+  b.seq = seq_++;
+  b.context = context();
+  m_.barriers_.push_back(std::move(b));
 }
 
 void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clang::Stmt* body, const clang::Expr* inc, bool isDo) {
