@@ -84,21 +84,27 @@ TEST(Projects, AnErrorInAHeaderTheFileIncludesIsItsEvenWhenTheIncluderReadItFirs
   }
 }
 
+// `file` of the project `dir` linted alone, with the toolkit and with the bundled headers: analysed
+// through `includer`, with exactly the findings its expect: comments give, no shape assumed.
+static void expectAnalysedThroughIncluder(const std::string& dir, const std::string& file, const std::string& includer) {
+  for (const char* mode : {"--cuda-path /usr/local/cuda", "--no-cuda"}) {
+    if (std::string(mode).find("/usr/local") != std::string::npos && !fs::exists("/usr/local/cuda/include/cuda_runtime.h"))
+      continue;
+    auto r = runLint(std::string(mode) + " --no-cache --format json " + file, dir);
+    ASSERT_EQ(r.rc, 1) << r.out << r.err;
+    auto j = json::parse(r.out);
+    EXPECT_EQ(j["files"][0]["includer"], includer) << mode;
+    Findings want = expectedIn(dir, {file}), got = actualOf(j);
+    EXPECT_EQ(got, want) << mode << "\nwant:\n" << describe(want) << "got:\n" << describe(got);
+    EXPECT_EQ(r.out.find("assuming"), std::string::npos) << r.out;
+  }
+}
+
 TEST(Projects, KernelsWithNoLaunchInTheirFileTakeTheBlockOfTheIncluderThatLaunchesThem) {
   // kernels.cu compiles alone, but main.cu includes it and launches its kernels with 96x2 blocks:
   // alone they would be judged with an assumed 256-thread block (a false race in `rows`).
   std::string dir = kProjects + "/launched_by_includer";
-  for (const char* mode : {"--cuda-path /usr/local/cuda", "--no-cuda"}) {
-    if (std::string(mode).find("/usr/local") != std::string::npos && !fs::exists("/usr/local/cuda/include/cuda_runtime.h"))
-      continue;
-    auto r = runLint(std::string(mode) + " --no-cache --format json kernels.cu", dir);
-    ASSERT_EQ(r.rc, 1) << r.out << r.err;
-    auto j = json::parse(r.out);
-    EXPECT_EQ(j["files"][0]["includer"], "main.cu") << mode;
-    Findings want = expectedIn(dir, {"kernels.cu"}), got = actualOf(j);
-    EXPECT_EQ(got, want) << mode << "\nwant:\n" << describe(want) << "got:\n" << describe(got);
-    EXPECT_EQ(r.out.find("assuming"), std::string::npos) << r.out;
-  }
+  expectAnalysedThroughIncluder(dir, "kernels.cu", "main.cu");
   auto r = runLint("--no-cache --verbose kernels.cu", dir);
   EXPECT_NE(r.err.find("kernels.cu: 2 of its kernels have no launch here; analysed as included by main.cu"), std::string::npos)
       << r.err;
@@ -110,16 +116,7 @@ TEST(Projects, KernelTemplatesNothingInTheirHeaderInstantiatesAreAnalysedThrough
   // scatter.cuh compiles alone, but nothing in it instantiates its kernel template: codec.cu
   // includes it and launches scatterBlocks<float> with 128-thread blocks.
   std::string dir = kProjects + "/templates_instantiated_by_includer";
-  for (const char* mode : {"--cuda-path /usr/local/cuda", "--no-cuda"}) {
-    if (std::string(mode).find("/usr/local") != std::string::npos && !fs::exists("/usr/local/cuda/include/cuda_runtime.h"))
-      continue;
-    auto r = runLint(std::string(mode) + " --no-cache --format json scatter.cuh", dir);
-    ASSERT_EQ(r.rc, 1) << r.out << r.err;
-    auto j = json::parse(r.out);
-    EXPECT_EQ(j["files"][0]["includer"], "codec.cu") << mode;
-    Findings want = expectedIn(dir, {"scatter.cuh"}), got = actualOf(j);
-    EXPECT_EQ(got, want) << mode << "\nwant:\n" << describe(want) << "got:\n" << describe(got);
-  }
+  expectAnalysedThroughIncluder(dir, "scatter.cuh", "codec.cu");
   auto r = runLint("--no-cache --verbose scatter.cuh", dir);
   EXPECT_NE(r.err.find("scatter.cuh: 1 of its kernel templates are instantiated nowhere here; analysed as included by codec.cu"),
             std::string::npos)
