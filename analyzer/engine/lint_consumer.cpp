@@ -4,7 +4,6 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <cstdlib>
 #include <functional>
 #include <fmt/format.h>
@@ -593,12 +592,8 @@ class LintConsumer : public clang::ASTConsumer {
         else if (finds) e.missingTemplateKeyword = e.nvccAccepts = true;
         auto& sm = rc.ast().getSourceManager();
         if (finds && name.isValid() && name.isFileID()) {
-          auto entry = sm.getFileEntryRefForID(sm.getFileID(name));
-          std::error_code ec;
-          if (entry)
-            out_.templateKeywordSites.push_back(
-                {std::filesystem::weakly_canonical(std::filesystem::absolute(std::string(entry->getName()), ec), ec).string(),
-                 sm.getFileOffset(name)});
+          if (auto entry = sm.getFileEntryRefForID(sm.getFileID(name)))
+            out_.templateKeywordSites.push_back({canonicalPath(std::string(entry->getName())), sm.getFileOffset(name)});
         }
       }
     }
@@ -657,6 +652,7 @@ class LintConsumer : public clang::ASTConsumer {
                                              : e.message + compileErrorHint(e.message));
       ce.nvccWarning = nvccWarning;
       ce.nvccAccepts = e.nvccAccepts;
+      ce.templateKeyword = e.nvccAccepts && e.missingTemplateKeyword;
       ce.inTarget = direct;
       ce.deviceCode = direct && device[ei];
       if (direct && !nvccWarning && !e.nvccAccepts) ++out_.errorsInTarget;

@@ -70,8 +70,7 @@ class LaunchChevronFS : public llvm::vfs::ProxyFileSystem {
     // The member templates nvcc reads without `template` (the offsets are those of the text as
     // patched above, which keeps every length).
     if (!keywords_.empty()) {
-      std::error_code ec;
-      auto it = keywords_.find(fs::weakly_canonical(fs::absolute(p, ec), ec).string());
+      auto it = keywords_.find(canonicalPath(p));
       if (it != keywords_.end()) {
         text = insertTemplateKeywords(text, it->second);
         changed = true;
@@ -164,11 +163,6 @@ class LintAction : public clang::ASTFrontendAction {
 };
 
 
-std::string canonicalPath(const std::string& p) {
-  std::error_code ec;
-  return fs::weakly_canonical(fs::absolute(p, ec), ec).string();
-}
-
 
 // Runs the LintAction, with the precompiled preamble when there is one: the forced includes the
 // preamble holds are dropped from the command and the PCH is loaded instead.
@@ -197,6 +191,11 @@ class LintActionFactory : public clang::tooling::FrontendActionFactory {
 
 
 }  // namespace
+
+std::string canonicalPath(const std::string& p) {
+  std::error_code ec;
+  return fs::weakly_canonical(fs::absolute(p, ec), ec).string();
+}
 
 std::vector<std::string> excludedPrefixes(const std::string& resourceDir, const std::string& cudaPath) {
   std::vector<std::string> v = {std::string(kBundledIncludeDir)};
@@ -227,7 +226,7 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Parser::fileSystem(const std::st
 std::string insertTemplateKeywords(const std::string& text, const std::vector<unsigned>& offsets,
                                    std::vector<std::pair<unsigned, unsigned>>* at) {
   std::string out;
-  out.reserve(text.size() + offsets.size() * kTemplateKeywordLength);
+  out.reserve(text.size() + offsets.size() * LintedFiles::kTemplateKeywordLength);
   size_t from = 0;
   for (unsigned off : offsets) {
     if (off < from || off > text.size()) continue;
@@ -328,10 +327,8 @@ ParseResult Parser::run(const std::string& file, const ParseCommand& cmd, const 
   std::optional<Preamble> pre;
   std::vector<std::string> preLog;
   // Not with unsaved editor buffers: the file on disk is not what is parsed.
-  // Nor with `template` inserted into a file (a header of the leading block is in the preamble as
-  // on disk), nor when the strategies ask for a parse without one (skipPreamble).
-  if (!cmd.bundledCuda && !opts.cache.dir.empty() && opts.cache.preamble && opts.overlays.empty() &&
-      templateKeywords.empty() && !skipPreamble) {
+  // Nor when the strategies ask for a parse without one (skipPreamble).
+  if (!cmd.bundledCuda && !opts.cache.dir.empty() && opts.cache.preamble && opts.overlays.empty() && !skipPreamble) {
     // The build may run on another thread after this call: its file system is made from copies.
     const std::string res = resourceDir, cuda = cudaPath;
     const std::vector<std::string> shadowed = shadowedWrapperIncludes;
@@ -352,6 +349,15 @@ ParseResult Parser::run(const std::string& file, const ParseCommand& cmd, const 
       };
     pre = getPreamble(opts.cache.dir, cmd.args, layoutDirs, file, makeFS, &preLog, mayBuildPreamble, &defer);
     if (pre && pre->built) preambleBuilt = true;
+    // `template` inserted into a file the preamble holds as on disk (a header of the leading block):
+    // not with this preamble.
+    if (pre && !templateKeywords.empty())
+      for (const FileStamp& d : pre->deps)
+        if (templateKeywords.count(canonicalPath(d.path))) {
+          preLog.push_back(file + ": the preamble holds " + d.path + " as on disk, read here with `template` inserted: not used");
+          pre.reset();
+          break;
+        }
   }
   ParseResult res = runOnce(file, cmd, layoutDirs, target, targetName, pre ? &*pre : nullptr);
   if (pre && !res.consumed && res.crash.empty()) {

@@ -32,7 +32,8 @@ struct Parser {
   std::vector<std::string> shadowedWrapperIncludes;
   // Files read with `template ` inserted before a member template's name at these byte offsets
   // (canonical path -> ascending offsets): nvcc's reading of `C<T>::f<N>(x)`, which Clang parses
-  // as comparisons. Set by the parse strategies for one parse; no preamble is used then.
+  // as comparisons. Set by the parse strategies for one parse (with no preamble that holds one of
+  // those files).
   std::map<std::string, std::vector<unsigned>> templateKeywords;
   // One parse without the preamble: its errors were made in the preamble's build, where the AST
   // positions of a missing `template` are not recorded (the strategies parse again to find them).
@@ -68,11 +69,13 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> parseFileSystem(const AnalysisOp
                                                                 const std::string& extraPath, const std::string& extraText,
                                                                 const std::map<std::string, std::vector<unsigned>>* templateKeywords = nullptr);
 
+// The absolute path with symbolic links and `..` resolved (as far as the path exists).
+std::string canonicalPath(const std::string& p);
+
 // The text `template ` inserted before each offset (ascending) of `text`, and where each insertion
 // starts in the new text as (line, column), 1-based, in order.
 std::string insertTemplateKeywords(const std::string& text, const std::vector<unsigned>& offsets,
                                    std::vector<std::pair<unsigned, unsigned>>* at = nullptr);
-inline constexpr unsigned kTemplateKeywordLength = 9;  // "template "
 
 // The folders a command's include flags name, in order: each of `flags` (`-I`, `-iquote`,
 // `-idirafter`, `-isystem`) as `-I dir`, `-Idir` or `-iquote=dir`.

@@ -129,6 +129,7 @@ struct CompileError {
   bool deviceCode = false;  // inside a function compiled for the GPU (inDeviceCode)
   bool nvccWarning = false; // nvcc only warns here (a finding of warning severity, not an error)
   bool nvccAccepts = false; // nvcc accepts it, Clang cannot read it (a note: what it reaches is not analysed)
+  bool templateKeyword = false;  // ... a member template called without `template` (RawError::missingTemplateKeyword)
 };
 struct SkippedKernel {
   std::string name;

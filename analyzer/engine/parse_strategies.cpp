@@ -103,9 +103,7 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
   // class template's definition declares it one) and Clang as comparisons: the file read again
   // with the keyword inserted there (positions after it are reported where they are on disk).
   // Kept when it has fewer errors; the sites stay notes that say what was read.
-  auto keywordNote = [](const CompileError& e) {
-    return e.nvccAccepts && e.message.find("without the `template` keyword") != std::string::npos;
-  };
+  auto keywordNote = [](const CompileError& e) { return e.templateKeyword; };
   if (best.templateKeywordSites.empty() && best.preamble &&
       std::any_of(best.errors.begin(), best.errors.end(), keywordNote)) {
     // The notes came from the preamble's build (a header of the leading block): parse without it
@@ -136,11 +134,13 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
                                 "kernels before; {} errors, {} kernels after)",
                                 file, [&] { size_t n = 0; for (const auto& [p, o] : sites) n += o.size(); return n; }(),
                                 best.rawErrors, best.kernels, r.rawErrors, r.kernels));
-      // The notes at those sites, from the parse that saw them (positions on disk).
+      // The notes at those sites, from the parse that saw them (positions on disk), saying what
+      // was read there (an "in included file" origin kept).
       for (const auto& e : best.errors)
         if (keywordNote(e)) {
           CompileError n = e;
-          n.message = std::string(kNvccReadWithTemplateKeyword);
+          const size_t at = n.message.find(kNvccAcceptsMissingTemplateKeyword);
+          n.message = (at == std::string::npos ? std::string() : n.message.substr(0, at)) + kNvccReadWithTemplateKeyword;
           r.errors.push_back(std::move(n));
         }
       best = std::move(r);

@@ -157,7 +157,7 @@ unsigned LintedFiles::columnOnDisk(clang::FileID fid, unsigned line, unsigned co
   // Right to left: each insertion's column counts the ones before it on its line.
   for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) {
     if (p->first != line || col <= p->second) continue;
-    col = col >= p->second + 9 ? col - 9 : p->second;
+    col = col >= p->second + kTemplateKeywordLength ? col - kTemplateKeywordLength : p->second;
   }
   return col;
 }

@@ -24,6 +24,7 @@ namespace gpuopt {
 // test, are linted (not the includer's other files).
 class LintedFiles {
  public:
+  static constexpr unsigned kTemplateKeywordLength = 9;  // "template "
   struct Settings {
     std::string mainName;              // the main file, as given on the command line
     std::string targetPath;            // canonical path of the target; empty: normal mode
@@ -36,7 +37,7 @@ class LintedFiles {
     // --header-filter (AnalysisOptions::headerFilter): replaces the project-root test for included
     // files when set.
     std::optional<std::string> headerFilter;
-    // Files read with `template ` inserted (Parser::templateKeywords): canonical path -> where each
+    // Files read with `template ` (kTemplateKeywordLength bytes) inserted (Parser::templateKeywords): canonical path -> where each
     // insertion starts in the text Clang read, (line, column), in order; columnOnDisk maps back.
     std::map<std::string, std::vector<std::pair<unsigned, unsigned>>> insertedColumns;
   };

@@ -398,6 +398,30 @@ TEST(Cli, MemberTemplateWithoutKeywordIsReadAsNvccDoesAtColumnsOnDisk) {
   EXPECT_NE(v.err.find("member templates called without `template`"), std::string::npos) << v.err;
 }
 
+// ... also when the call is in a header of the file's leading includes, which the preamble holds as
+// on disk: the keyword parse takes no such preamble (cold, then warm), and the kernel is analysed.
+TEST(Cli, MemberTemplateWithoutKeywordInAPreambleHeader) {
+  if (!fs::exists("/usr/local/cuda/include/cuda_runtime.h")) GTEST_SKIP() << "no CUDA toolkit here: no preamble";
+  std::string d = tempDir("template-keyword-preamble");
+  writeFile(d + "/lib.cuh",
+            "#pragma once\n"
+            "template <int B> struct Step {\n"
+            "  template <int N> __device__ static void apply(float* a) { a[threadIdx.x * N] += 1.0f; }\n"
+            "};\n"
+            "template <int N, int B> __device__ void call(float* a) { Step<B>::apply<N>(a); }\n");
+  writeFile(d + "/main.cu",
+            "#include \"lib.cuh\"\n"
+            "#include <cstdio>\n"
+            "template <int N, int B> __global__ void twice(float* a) { call<N, B>(a); }\n"
+            "void run(float* a) { twice<32, 4><<<1, 256>>>(a); }\n");
+  for (int run = 0; run < 2; ++run) {
+    fs::remove_all(fs::path(d) / "cache" / "v1" / "results");
+    auto r = runLint("--cuda-path /usr/local/cuda --cache-dir '" + d + "/cache' --format json main.cu", d);
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["files"][0]["kernels"], 1) << "run " << run << "\n" << r.out << r.err;
+  }
+}
+
 // Issue 31: at most --max-instantiations instantiations of one kernel template are analysed, chosen
 // to cover every value of each template argument (so the one instantiation whose arguments make
 // the stride 32, last in source order, is among them), and the others are named on the template.
