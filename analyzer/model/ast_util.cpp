@@ -419,10 +419,16 @@ NamedAccess namedAccess(const std::string& name, unsigned numArgs) {
 }
 
 namespace {
-bool isAtomicCallName(llvm::StringRef n) {
-  return n.starts_with("atomic") || n.starts_with("__nv_atomic") || n.starts_with("__atomic") || n == "fetch_add" ||
-         n == "fetch_sub" || n == "fetch_or" || n == "exchange" || n == "compare_exchange_strong" ||
-         n == "compare_exchange_weak";
+// An atomic by name: CUDA's (namedAccess) or a C++ atomic's member (cuda::atomic_ref, std::atomic).
+bool atomicCall(const clang::CallExpr* c) {
+  const clang::FunctionDecl* f = c->getDirectCallee();
+  if (!f || !f->getIdentifier()) return false;
+  const std::string n = f->getName().str();
+  const NamedAccess k = namedAccess(n, c->getNumArgs());
+  if (k == NamedAccess::Atomic || k == NamedAccess::ScopedAtomic || n.rfind("__atomic", 0) == 0) return true;
+  return llvm::isa<clang::CXXMethodDecl>(f) &&
+         (n == "fetch_add" || n == "fetch_sub" || n == "fetch_or" || n == "exchange" || n == "compare_exchange_strong" ||
+          n == "compare_exchange_weak");
 }
 }  // namespace
 
@@ -436,19 +442,20 @@ bool spinWaitsForGrid(const clang::Stmt* loop, const clang::FunctionDecl* fn) {
   bool constant = false;
   if (cond->EvaluateAsBooleanCondition(constant, fn->getASTContext())) return false;  // `while (1)`, `do ... while (0)`
   struct Scan : clang::RecursiveASTVisitor<Scan> {
-    bool polls = false, fences = false, stores = false, atomics = false;
+    bool polls = false, stores = false;
     bool VisitCallExpr(clang::CallExpr* c) {
       const clang::FunctionDecl* f = c->getDirectCallee();
       if (!f || !f->getIdentifier()) return true;
-      llvm::StringRef n = f->getName();
-      if (n.starts_with("__threadfence")) fences = true;
-      if (isAtomicCallName(n) || n.starts_with("__ldcg") || n.starts_with("__ldcv") || n.starts_with("__ldvolatile") ||
-          n == "load")
-        polls = true, atomics = atomics || isAtomicCallName(n);
+      const std::string n = f->getName().str();
+      // A fence, an atomic, a cache-hinted load (`__ldcg`, `__ldcv`, ...) or an atomic's load().
+      if (n.rfind("__threadfence", 0) == 0 || atomicCall(c) || namedAccess(n, c->getNumArgs()) == NamedAccess::Load ||
+          (n == "load" && llvm::isa<clang::CXXMethodDecl>(f)))
+        polls = true;
       return true;
     }
     bool VisitGCCAsmStmt(clang::GCCAsmStmt* a) {
-      const std::string asmText = a->getAsmString(); llvm::StringRef t = asmText;
+      const std::string text = a->getAsmString();
+      const llvm::StringRef t = text;
       if (t.contains("ld.") || t.contains("atom.")) polls = true;
       if (t.contains("st.") || t.contains("red.")) stores = true;
       return true;
@@ -479,12 +486,12 @@ bool spinWaitsForGrid(const clang::Stmt* loop, const clang::FunctionDecl* fn) {
   struct Arrival : clang::RecursiveASTVisitor<Arrival> {
     bool found = false;
     bool VisitCallExpr(clang::CallExpr* c) {
-      if (const clang::FunctionDecl* f = c->getDirectCallee(); f && f->getIdentifier() && isAtomicCallName(f->getName()))
-        found = true;
+      found = found || atomicCall(c);
       return !found;
     }
     bool VisitGCCAsmStmt(clang::GCCAsmStmt* a) {
-      const std::string asmText = a->getAsmString(); llvm::StringRef t = asmText;
+      const std::string text = a->getAsmString();
+      const llvm::StringRef t = text;
       if (t.contains("atom.") || t.contains("red.")) found = true;
       return !found;
     }
