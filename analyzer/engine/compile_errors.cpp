@@ -86,6 +86,18 @@ std::string compileErrorHint(const std::string& msg) {
     if (it != removed.end())
       return fmt::format(" (CUDA 13's CCCL removed thrust::{}, and nvcc 13 rejects it too: use {})", it->first, it->second);
   }
+  // cuSPARSE's SpMV/SpMM algorithm enumerators CUDA 11 deprecated and CUDA 12 removed.
+  if (msg.rfind("use of undeclared identifier ", 0) == 0) {
+    static const std::map<std::string, std::string> cusparse = {
+        {"CUSPARSE_MV_ALG_DEFAULT", "CUSPARSE_SPMV_ALG_DEFAULT"}, {"CUSPARSE_CSRMV_ALG1", "CUSPARSE_SPMV_CSR_ALG1"},
+        {"CUSPARSE_CSRMV_ALG2", "CUSPARSE_SPMV_CSR_ALG2"},       {"CUSPARSE_COOMV_ALG", "CUSPARSE_SPMV_COO_ALG1"},
+        {"CUSPARSE_MM_ALG_DEFAULT", "CUSPARSE_SPMM_ALG_DEFAULT"}, {"CUSPARSE_CSRMM_ALG1", "CUSPARSE_SPMM_CSR_ALG1"},
+        {"CUSPARSE_COOMM_ALG1", "CUSPARSE_SPMM_COO_ALG1"},       {"CUSPARSE_COOMM_ALG2", "CUSPARSE_SPMM_COO_ALG2"},
+        {"CUSPARSE_COOMM_ALG3", "CUSPARSE_SPMM_COO_ALG3"}};
+    auto it = cusparse.find(firstQuoted(msg));
+    if (it != cusparse.end())
+      return fmt::format(" (CUDA 12 removed {}, and nvcc 13 rejects it too: use {})", it->first, it->second);
+  }
   std::string callee = msg.rfind("no matching function for call to ", 0) == 0 ? firstQuoted(msg) : std::string();
   if (callee == "cudaMemAdvise")
     return " (CUDA 13 changed cudaMemAdvise to take a cudaMemLocation instead of a device number, and nvcc 13 "

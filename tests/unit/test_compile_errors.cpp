@@ -33,6 +33,10 @@ TEST(CompileErrors, Cuda13ChangesNameTheirReplacement) {
   EXPECT_NE(compileErrorHint("no template named 'identity' in namespace 'thrust'; did you mean 'thrust::detail::identity_'?")
                 .find("cuda::std::identity"),
             std::string::npos);
+  EXPECT_NE(compileErrorHint("use of undeclared identifier 'CUSPARSE_MV_ALG_DEFAULT'; did you mean 'CUSPARSE_SPMV_ALG_DEFAULT'?")
+                .find("CUDA 12 removed CUSPARSE_MV_ALG_DEFAULT, and nvcc 13 rejects it too: use CUSPARSE_SPMV_ALG_DEFAULT"),
+            std::string::npos);
+  EXPECT_EQ(compileErrorHint("use of undeclared identifier 'CUSPARSE_MY_ALG'"), "");
   EXPECT_EQ(compileErrorHint("no matching function for call to 'myFunction'"), "");
   EXPECT_EQ(compileErrorHint("use of undeclared identifier 'x'"), "");
 }
