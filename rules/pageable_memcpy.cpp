@@ -291,14 +291,36 @@ bool underCapture(ASTContext& ctx, const CallExpr* copy, const Expr* stream) {
   return begun && ended;
 }
 
-// Whether the statements right after the copy's, in its block, wait for the device before anything
-// else runs: only more copies or memsets, then cudaStreamSynchronize / cudaDeviceSynchronize (kaldi's
-// constructors upload a few tables with cudaMemcpyAsync and synchronize at once). An async copy the
-// program waits for anyway loses no overlap.
-bool syncedRightAfter(ASTContext& ctx, const CallExpr* copy) {
+// Whether a statement is the error check of the copy's status (`if (err != cudaSuccess) {...}`,
+// where `err` holds the copy's result, as error-check macros expand): it runs only on a failure.
+bool checksError(ASTContext& ctx, const Stmt* st, const CallExpr* copy) {
+  const auto* ifs = dyn_cast<IfStmt>(st);
+  if (!ifs || !ifs->getCond()) return false;
+  const auto refs = match(findAll(declRefExpr().bind("r")), *ifs->getCond(), ctx);
+  for (const auto& n : refs) {
+    const ValueDecl* d = n.getNodeAs<DeclRefExpr>("r")->getDecl();
+    if (isa<EnumConstantDecl>(d) && d->getName() == "cudaSuccess") return true;
+    if (const auto* v = dyn_cast<VarDecl>(d); v && v->getInit() &&
+        !match(findAll(callExpr(equalsNode(copy))), *v->getInit(), ctx).empty())
+      return true;
+  }
+  return false;
+}
+
+// What a statement after an async copy does for `waitedFor`: the program waits for the copy there,
+// it does nothing that could overlap the copy (go on), or it does other work (stop).
+enum class After { Waits, GoesOn, Stops };
+
+// Whether the statements right after the copy's, in its block, reach a point where the program
+// waits for the copy before anything else runs (`step` judges each statement).
+template <typename Step>
+bool waitedForRightAfter(ASTContext& ctx, const CallExpr* copy, Step step) {
   const Stmt* child = copy;
   for (int depth = 0; depth < 24; ++depth) {
     auto parents = ctx.getParents(*child);
+    if (parents.empty()) return false;
+    // `cudaError_t err = cudaMemcpyAsync(...);`: the variable's parent is its declaration statement.
+    if (const auto* var = parents[0].get<VarDecl>()) parents = ctx.getParents(*var);
     if (parents.empty()) return false;
     const Stmt* p = parents[0].get<Stmt>();
     if (!p) return false;
@@ -314,28 +336,77 @@ bool syncedRightAfter(ASTContext& ctx, const CallExpr* copy) {
         continue;
       }
       if (!after) continue;
-      bool copyOnly = false, syncs = false, other = false;
-      auto calls = match(findAll(expr(anyOf(callExpr().bind("c"), cudaKernelCallExpr().bind("k")))), *st, ctx);
-      if (calls.empty()) continue;  // `;` after a macro's braces, plain arithmetic
-      for (const auto& n : calls) {
-        if (n.getNodeAs<CUDAKernelCallExpr>("k")) {
-          other = true;
-          continue;
-        }
-        std::string name = calleeName(n.getNodeAs<CallExpr>("c"));
-        if (name == "cudaStreamSynchronize" || name == "cudaDeviceSynchronize") syncs = true;
-        else if (name.rfind("cudaMemcpy", 0) == 0 || name.rfind("cudaMemset", 0) == 0) copyOnly = true;
-      }
-      if (syncs) return true;
-      if (!copyOnly || other) return false;
+      if (checksError(ctx, st, copy)) continue;  // the copy's own error check: runs only on failure
+      const After a = step(st);
+      if (a == After::Waits) return true;
+      if (a == After::Stops) return false;
     }
     // The end of a block nested in another (an error-check macro's braces, `CHECK(cudaMemcpyAsync(...))`
     // expanding to `{ if ((ret = (...)) != 0) {...} }`): go on after it in the outer block.
+    // A `do { ... } while (0)` macro body ends the same way.
+    const Stmt* end = block;
     auto outer = ctx.getParents(*block);
+    if (!outer.empty())
+      if (const auto* loop = outer[0].get<DoStmt>()) {
+        bool again = true;
+        if (!loop->getCond()->EvaluateAsBooleanCondition(again, ctx) || again) return false;
+        end = loop;
+        outer = ctx.getParents(*loop);
+      }
     if (outer.empty() || !outer[0].get<CompoundStmt>()) return false;
-    child = block;
+    child = end;
   }
   return false;
+}
+
+// The calls of a statement: whether it launches a kernel or calls anything but copies and memsets,
+// and whether it synchronises the stream or the device.
+struct CallsOf {
+  bool any = false, other = false, syncs = false;
+};
+CallsOf callsOf(ASTContext& ctx, const Stmt* st) {
+  CallsOf c;
+  for (const auto& n : match(findAll(expr(anyOf(callExpr().bind("c"), cudaKernelCallExpr().bind("k")))), *st, ctx)) {
+    c.any = true;
+    if (n.getNodeAs<CUDAKernelCallExpr>("k")) {
+      c.other = true;
+      continue;
+    }
+    std::string name = calleeName(n.getNodeAs<CallExpr>("c"));
+    if (name == "cudaStreamSynchronize" || name == "cudaDeviceSynchronize") c.syncs = true;
+    else if (name.rfind("cudaMemcpy", 0) != 0 && name.rfind("cudaMemset", 0) != 0) c.other = true;
+  }
+  return c;
+}
+
+// Whether the statements right after the copy's, in its block, wait for the device before anything
+// else runs: only more copies or memsets, then cudaStreamSynchronize / cudaDeviceSynchronize (kaldi's
+// constructors upload a few tables with cudaMemcpyAsync and synchronize at once). An async copy the
+// program waits for anyway loses no overlap.
+bool syncedRightAfter(ASTContext& ctx, const CallExpr* copy) {
+  return waitedForRightAfter(ctx, copy, [&](const Stmt* st) {
+    const CallsOf c = callsOf(ctx, st);
+    if (c.syncs) return After::Waits;
+    if (!c.any) return After::GoesOn;  // `;` after a macro's braces, plain arithmetic
+    return c.other ? After::Stops : After::GoesOn;
+  });
+}
+
+// Whether a device-to-host copy into a local variable (`&ok`) is read right after it, before any
+// other work (`return ok;`, a status flag the caller needs at once): the program needs the value
+// there, so the call's wait is the function's contract, and pinning the variable would return it
+// before the copy lands (held-out: BGHT's `insert()` flags, faiss's read-backs).
+bool readRightAfter(ASTContext& ctx, const CallExpr* copy, const Expr* hostArg) {
+  const auto* addr = dyn_cast<UnaryOperator>(hostArg->IgnoreParenImpCasts());
+  const Expr* target = addr && addr->getOpcode() == UO_AddrOf ? addr->getSubExpr() : hostArg;
+  const auto* dre = dyn_cast<DeclRefExpr>(target->IgnoreParenImpCasts());
+  const auto* var = dre ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
+  if (!var || !var->hasLocalStorage()) return false;
+  return waitedForRightAfter(ctx, copy, [&](const Stmt* st) {
+    if (!match(findAll(declRefExpr(to(varDecl(equalsNode(var))))), *st, ctx).empty()) return After::Waits;
+    const CallsOf c = callsOf(ctx, st);
+    return c.other ? After::Stops : After::GoesOn;
+  });
 }
 
 // How many copies a loop nest makes at most: the product of every enclosing loop's constant trip
@@ -463,6 +534,7 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
       if (tr.origin == Origin::Pageable && (loop || cc.async)) {
         if (!loop && cc.async && call->getNumArgs() > 4 && underCapture(ctx, call, call->getArg(4))) continue;
         if (!loop && cc.async && syncedRightAfter(ctx, call)) continue;  // waited for anyway
+        if (!loop && cc.async && !isHostToDevice(cc, host) && readRightAfter(ctx, call, host)) continue;  // needed at once
         // An async host-to-device copy of at most 1 MiB returns at once, staged, without waiting
         // for the stream (measured: kAsyncH2DReturnsAtOnce); once, it costs nothing pinning saves.
         if (!loop && cc.async && isHostToDevice(cc, host)) {
