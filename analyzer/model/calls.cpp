@@ -12,6 +12,18 @@
 
 namespace gpuopt::model_detail {
 
+namespace {
+// A member of a library atomic type (`cuda::atomic`, `cuda::atomic_ref`, `cuda::std::atomic`, and
+// the `__atomic_*` bases they inherit their members from) that touches the atomic object.
+bool isLibraryAtomic(const clang::CXXMethodDecl* md) {
+  const clang::CXXRecordDecl* rd = md->getParent();
+  if (!rd || !rd->getIdentifier() || !llvm::StringRef(rd->getName()).contains_insensitive("atomic")) return false;
+  if (!md->getIdentifier()) return false;
+  const llvm::StringRef n = md->getName();
+  return n == "load" || n == "store" || n == "exchange" || n.starts_with("fetch_") || n.starts_with("compare_exchange");
+}
+}  // namespace
+
 Value Builder::evalMemberCall(const clang::CXXMemberCallExpr* mce) {
   const clang::Expr* obj = mce->getImplicitObjectArgument();
   if (obj) obj = obj->IgnoreImpCasts();  // through derived-to-base casts: the group's own type
@@ -28,6 +40,25 @@ Value Builder::evalMemberCall(const clang::CXXMemberCallExpr* mce) {
     auto self = objectPtr(mce->getImplicitObjectArgument(), false);
     std::vector<const clang::Expr*> args(mce->arg_begin(), mce->arg_end());
     return inlineCall(def, mce, args, self ? &*self : nullptr);
+  }
+  // A library atomic's member (`cuda::atomic<T>`, `cuda::std::atomic<T>`: `table[h].exchange(v)`,
+  // `count->fetch_add(1)`): an atomic access of the object, not a plain load of it. Its old value
+  // is not a load's (warp-aggregated slots are coalesced), as for atomicAdd.
+  if (md && isSystem(md) && obj && isLibraryAtomic(md)) {
+    const clang::Expr* self = mce->getImplicitObjectArgument()->IgnoreParenImpCasts();
+    std::optional<LVal> lv;
+    if (self->getType()->isPointerType()) {
+      if (Value p = eval(self); p.isPtr) lv = pointeeOf(p, mce);
+    } else if (LVal l = evalLValue(self); l.kind == LVal::Mem) {
+      lv = l;
+    }
+    std::vector<Value> args;
+    for (const auto* a : mce->arguments()) args.push_back(eval(a));
+    if (lv) {
+      const bool load = name == "load", store = name == "store";
+      recordAccess(*lv, !store, !load, true, store && !args.empty() ? &args[0] : nullptr);
+    }
+    return dataOf(unknown());
   }
   std::vector<Value> v;
   if (obj) v.push_back(eval(obj));
