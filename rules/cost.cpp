@@ -38,7 +38,11 @@ double tripsOf(const KernelModel& m, const clang::Stmt* loop) {
       seen = true;
       // A bound known only at run time (a parameter's stand-in, data, a grid-stride loop): the
       // iterations walked say nothing of the real count.
-      if (b.symbolic || b.data || !b.known) return kUnknownTrips;
+      // Unless a constant bound caps it (`i < 4 && i < n`: at most 4).
+      if (b.symbolic || b.data || !b.known) {
+        auto n = host::tripCount(m.ast(), loop, /*bound=*/true);
+        return n ? std::min<double>(static_cast<double>(*n), kUnknownTrips) : kUnknownTrips;
+      }
       if (b.maxTrips == 0) capped = true;  // the walk stopped before the threads left
       most = std::max(most, b.maxTrips);
     }
@@ -68,6 +72,22 @@ double loopProduct(const KernelModel& m, const clang::Stmt* s) {
     parents = ctx.getParents(*p);
   }
   return f;
+}
+
+// The loops around the kernel's call that reached `s` in a helper, for `s` in that helper. An
+// argument of the call (`g(cur, f(in[i]))`, read through a reference parameter inside the
+// functor) is part of the call itself: its own loops already count.
+double callSiteProduct(const KernelModel& m, const clang::Stmt* s, const clang::Expr* callSite) {
+  if (!callSite) return 1;
+  auto& ctx = m.ast();
+  clang::DynTypedNodeList parents = ctx.getParents(*s);
+  for (int guard = 0; !parents.empty() && guard < 512; ++guard) {
+    const clang::Stmt* p = parents[0].get<clang::Stmt>();
+    if (!p) break;  // a declaration: the function (or a local's initialiser: not the call's argument)
+    if (p == callSite) return 1;
+    parents = ctx.getParents(*p);
+  }
+  return loopProduct(m, callSite);
 }
 
 struct Costs {
@@ -116,8 +136,7 @@ const Costs& costsOf(const KernelModel& m) {
     s.second += 1;
   }
   for (const auto& [e, a] : first) {
-    double f = loopProduct(m, e);
-    if (a->callSite) f *= loopProduct(m, a->callSite);
+    double f = loopProduct(m, e) * callSiteProduct(m, e, a->callSite);
     c.freq[e] = f;
     c.hottest = std::max(c.hottest, f);
   }
@@ -139,9 +158,7 @@ std::string percent(double x) {
 
 double frequencyOf(const KernelModel& m, const clang::Stmt* s, const clang::Expr* callSite) {
   if (!s) return 1;
-  double f = loopProduct(m, s);
-  if (callSite) f *= loopProduct(m, callSite);
-  return f;
+  return loopProduct(m, s) * callSiteProduct(m, s, callSite);
 }
 
 double hottestFrequency(const KernelModel& m) { return costsOf(m).hottest; }

@@ -246,7 +246,7 @@ const VarDecl* unitCounter(const Stmt* loop) {
   return nullptr;
 }
 
-std::optional<int64_t> tripCount(ASTContext& ctx, const Stmt* loop) {
+std::optional<int64_t> tripCount(ASTContext& ctx, const Stmt* loop, bool bound) {
   auto* f = dyn_cast<ForStmt>(loop);
   const VarDecl* v = unitCounter(loop);
   if (!f || !v || !f->getCond()) return std::nullopt;
@@ -255,15 +255,36 @@ std::optional<int64_t> tripCount(ASTContext& ctx, const Stmt* loop) {
     start = v->hasInit() ? constInt(ctx, v->getInit()) : std::nullopt;
   else if (auto* b = dyn_cast_or_null<BinaryOperator>(f->getInit()); b && b->getOpcode() == BO_Assign && declOf(b->getLHS()) == v)
     start = constInt(ctx, b->getRHS());
-  auto* cond = dyn_cast<BinaryOperator>(f->getCond()->IgnoreParenImpCasts());
-  if (!start || !cond || declOf(cond->getLHS()) != v) return std::nullopt;
-  auto end = constInt(ctx, cond->getRHS());
-  if (!end) return std::nullopt;
-  int64_t n = cond->getOpcode() == BO_LT || cond->getOpcode() == BO_NE ? *end - *start
-              : cond->getOpcode() == BO_LE                             ? *end - *start + 1
-                                                                       : -1;
-  if (n <= 0) return std::nullopt;
-  return n;
+  if (!start) return std::nullopt;
+  auto count = [&](const Expr* e) -> std::optional<int64_t> {
+    auto* cond = dyn_cast<BinaryOperator>(e->IgnoreParenImpCasts());
+    if (!cond || declOf(cond->getLHS()) != v) return std::nullopt;
+    auto end = constInt(ctx, cond->getRHS());
+    // A bound in a local set once from constants (`int warps = NT / 32;`), for the bound only.
+    if (!end && bound)
+      if (const Expr* init = fixedInit(ctx, declOf(cond->getRHS()))) end = constInt(ctx, init);
+    if (!end) return std::nullopt;
+    int64_t n = cond->getOpcode() == BO_LT || cond->getOpcode() == BO_NE ? *end - *start
+                : cond->getOpcode() == BO_LE                             ? *end - *start + 1
+                                                                         : -1;
+    if (n <= 0) return std::nullopt;
+    return n;
+  };
+  if (!bound) return count(f->getCond());
+  // `i < 4 && i < n`: at most the least of the constant bounds among the conjuncts.
+  std::optional<int64_t> least;
+  std::vector<const Expr*> todo{f->getCond()};
+  while (!todo.empty()) {
+    const Expr* e = todo.back()->IgnoreParenImpCasts();
+    todo.pop_back();
+    if (auto* b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == BO_LAnd) {
+      todo.push_back(b->getLHS());
+      todo.push_back(b->getRHS());
+      continue;
+    }
+    if (auto n = count(e)) least = least ? std::min(*least, *n) : *n;
+  }
+  return least;
 }
 
 namespace {

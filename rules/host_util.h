@@ -46,8 +46,9 @@ bool conditionalIn(clang::ASTContext& ctx, const clang::Stmt* s, const clang::St
 bool sameExpr(clang::ASTContext& ctx, const clang::Expr* a, const clang::Expr* b);
 // A constant integer value, if the expression has one.
 std::optional<int64_t> constInt(clang::ASTContext& ctx, const clang::Expr* e);
-// How many times a `for (i = a; i < b; ++i)` loop runs when a and b are constants.
-std::optional<int64_t> tripCount(clang::ASTContext& ctx, const clang::Stmt* loop);
+// How many times a `for (i = a; i < b; ++i)` loop runs when a and b are constants. `bound`: at most
+// how many, also when the condition is a conjunction with such a bound (`i < 4 && i < n`).
+std::optional<int64_t> tripCount(clang::ASTContext& ctx, const clang::Stmt* loop, bool bound = false);
 // The counter of `for (... i ...; ...; ++i)` (also i++, i += 1, i = i + 1), or null.
 const clang::VarDecl* unitCounter(const clang::Stmt* loop);
 // Variables a loop changes from one iteration to the next: declared inside it, or assigned,

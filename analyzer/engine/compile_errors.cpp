@@ -9,6 +9,7 @@
 
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "analyzer/rule/rule_context.h"
 
@@ -336,9 +337,29 @@ struct RemovedApiFinder : clang::RecursiveASTVisitor<RemovedApiFinder> {
       if (const auto* t = fd->getPrimaryTemplate()) return t;
     return d;
   }
+  // The function whose body is being visited (a lambda's body counts as its enclosing function's).
+  std::vector<const clang::FunctionDecl*> within;
+  bool TraverseDecl(clang::Decl* d) {
+    auto* fd = llvm::dyn_cast_or_null<clang::FunctionDecl>(d);
+    if (fd) within.push_back(fd);
+    bool ok = clang::RecursiveASTVisitor<RemovedApiFinder>::TraverseDecl(d);
+    if (fd) within.pop_back();
+    return ok;
+  }
+  // Maskless votes and the functions they are in: reported once the device code nvcc generates is
+  // known (reportGeneratedVotes).
+  std::vector<std::tuple<clang::SourceLocation, std::string, const clang::FunctionDecl*>> votes;
   bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
     const clang::NamedDecl* d = primary(e->getDecl());
     std::string why = removed(d);
+    // nvcc's front end only warns about `__ballot(x)`; ptxas rejects the `vote` it compiles to, so
+    // the file fails only where device code is generated for the call: not in a device function no
+    // kernel reaches, nor in a template nothing instantiates (moderngpu's ctascan.cuh in warp-ctc,
+    // checked with nvcc 13 -c).
+    if (!why.empty() && d->getDeclName().isIdentifier() && isUnmaskedVote(d->getNameAsString())) {
+      votes.emplace_back(e->getLocation(), std::move(why), within.empty() ? nullptr : within.back());
+      return true;
+    }
     if (why.empty()) why = missingForNvcc(d);
     if (why.empty()) why = wrapperOnlyPrintf(d);
     report(e->getLocation(), why);
@@ -383,6 +404,59 @@ struct RemovedApiFinder : clang::RecursiveASTVisitor<RemovedApiFinder> {
     return true;
   }
 };
+
+bool generatedFromKernel(const clang::FunctionDecl* f) { return f->hasAttr<clang::CUDAGlobalAttr>(); }
+
+// The functions nvcc compiles for the device without relocatable device code: the kernels with a
+// body (instantiated, for templates) and every function they call or name, transitively.
+std::set<const clang::FunctionDecl*> deviceCodeOf(clang::ASTContext& ctx) {
+  struct Kernels : clang::RecursiveASTVisitor<Kernels> {
+    std::vector<const clang::FunctionDecl*> todo;
+    bool shouldVisitTemplateInstantiations() const { return true; }
+    bool VisitFunctionDecl(clang::FunctionDecl* f) {
+      if (f->hasAttr<clang::CUDAGlobalAttr>() && f->doesThisDeclarationHaveABody() && !f->isDependentContext())
+        todo.push_back(f);
+      return true;
+    }
+  } kernels;
+  kernels.TraverseAST(ctx);
+  std::set<const clang::FunctionDecl*> seen;
+  std::vector<const clang::FunctionDecl*> todo;
+  for (const auto* k : kernels.todo)
+    if (seen.insert(k->getCanonicalDecl()).second) todo.push_back(k);
+  while (!todo.empty()) {
+    const clang::FunctionDecl* f = todo.back();
+    todo.pop_back();
+    const clang::FunctionDecl* def = f->getDefinition();
+    if (!def || !def->hasBody()) continue;
+    struct Refs : clang::RecursiveASTVisitor<Refs> {
+      std::vector<const clang::FunctionDecl*> fns;
+      bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
+        if (const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(e->getDecl())) fns.push_back(fd);
+        return true;
+      }
+      bool VisitMemberExpr(clang::MemberExpr* e) {
+        if (const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(e->getMemberDecl())) fns.push_back(fd);
+        return true;
+      }
+      bool VisitCXXConstructExpr(clang::CXXConstructExpr* c) {
+        fns.push_back(c->getConstructor());
+        return true;
+      }
+      bool VisitCallExpr(clang::CallExpr* c) {
+        if (const auto* fd = c->getDirectCallee()) fns.push_back(fd);
+        return true;
+      }
+    } refs;
+    refs.TraverseStmt(def->getBody());
+    if (const auto* ctor = llvm::dyn_cast<clang::CXXConstructorDecl>(def))
+      for (const auto* init : ctor->inits())
+        if (init->getInit()) refs.TraverseStmt(init->getInit());
+    for (const auto* fd : refs.fns)
+      if (fd && seen.insert(fd->getCanonicalDecl()).second) todo.push_back(fd);
+  }
+  return seen;
+}
 
 // Calls from the kernels (and the device functions they reach) to __device__ functions with no
 // definition here: ptxas's "Unresolved extern function" without relocatable device code.
@@ -440,7 +514,18 @@ std::vector<RemovedApiUse> findRemovedApiUses(clang::ASTContext& ctx, const Lint
   RemovedApiFinder f(ctx, files, bundledDir);
   f.mtgp32Missing = !mtgp32IncludedForNvcc(ctx, includes);
   f.TraverseAST(ctx);
-  if (!macroDefined(ctx, "__CUDACC_RDC__")) UndefinedDeviceCalls(f).run(ctx);
+  const bool rdc = macroDefined(ctx, "__CUDACC_RDC__");
+  // With relocatable device code every external device function is compiled; without it only what
+  // the kernels reach.
+  std::set<const clang::FunctionDecl*> generated;
+  if (!rdc) generated = deviceCodeOf(ctx);
+  for (auto& [at, why, fn] : f.votes) {
+    const clang::FunctionDecl* def = fn ? fn->getDefinition() : nullptr;
+    const bool emitted = def && !def->isDependentContext() &&
+                         (rdc ? def->isExternallyVisible() || generatedFromKernel(def) : generated.count(def->getCanonicalDecl()) > 0);
+    if (emitted) f.report(at, why);
+  }
+  if (!rdc) UndefinedDeviceCalls(f).run(ctx);
   return std::move(f.uses);
 }
 

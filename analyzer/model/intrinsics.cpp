@@ -169,6 +169,52 @@ Value Builder::groupReduced(const clang::Expr* call, const Value& v, unsigned si
 
 // A warp shuffle's result: not known (exchanged between lanes, not a memory load), but numbered
 // from the source lane's value, so a full xor butterfly leaves every lane with one number.
+// __shfl_sync(mask, val, src) from a source lane the model does not know but that is one lane for
+// the whole segment (`src = __ffs(__ballot_sync(...)) - 1`, the warp's next lane with work: SlabHash's
+// warp-cooperative insert): every lane of the segment gets the same value, numbered by the selector
+// and the segment's values (the same shuffle of the same values gives the same number), or, for
+// values with no number, a number of this call per segment, taken to differ between blocks.
+Value Builder::shuffledFromUnknownLane(const Value& val, const Value& sel, const Value* widthArg, const clang::Expr* call) const {
+  Value r = unknown();
+  r.data = val.data || sel.data, r.block = val.block || sel.block;
+  int64_t width = 32;
+  if (widthArg) {
+    if (!widthArg->known || varying(*widthArg)) return r;
+    for (unsigned t = 0; t < N_; ++t)
+      if (active_[t]) { width = widthArg->v[t]; break; }
+    if (width <= 0 || width > 32 || (width & (width - 1))) return r;
+  }
+  std::vector<uint64_t> tag(N_, 0);
+  bool any = false;
+  for (unsigned first = 0; first < N_; first += static_cast<unsigned>(width)) {
+    // The selector: one number for every active lane of the segment.
+    uint64_t s = 0;
+    bool one = true, fresh = false;
+    for (unsigned t = first; t < first + width && t < N_ && one; ++t) {
+      if (!active_[t]) continue;
+      const uint64_t x = laneNumber(sel, t);
+      one = x != 0 && (s == 0 || x == s);
+      s = x;
+    }
+    if (!one || s == 0) continue;
+    uint64_t n = mix(0x5348464c53454cull, s);  // "SHFLSEL"
+    for (unsigned t = first; t < first + width && t < N_; ++t) {
+      if (!active_[t]) continue;
+      const uint64_t x = laneNumber(val, t);
+      if (x == 0) fresh = true;
+      n = mix(n, x);
+    }
+    if (fresh) n = mix(mix(mix(0x5348464c46ull, reinterpret_cast<uintptr_t>(call)), seq_), first);  // "SHFLF"
+    for (unsigned t = first; t < first + width && t < N_; ++t)
+      if (active_[t]) tag[t] = n, any = true;
+  }
+  if (any) {
+    r.tag = std::move(tag);
+    r.block = true;  // another segment's choice in another block
+  }
+  return r;
+}
+
 Value Builder::shuffled(const std::string& name, const std::vector<Value>& v, const clang::Expr* call) const {
   Value r = unknown();
   for (const auto& a : v) r.data = r.data || a.data, r.block = r.block || a.block;
@@ -176,7 +222,7 @@ Value Builder::shuffled(const std::string& name, const std::vector<Value>& v, co
              idx = name == "__shfl_sync";
   if (!(xorS || down || up || idx) || v.size() < 3) return r;
   const Value &val = v[1], &sel = v[2];
-  if (!sel.known) return r;
+  if (!sel.known) return idx ? shuffledFromUnknownLane(val, sel, v.size() >= 4 ? &v[3] : nullptr, call) : r;
   // A broadcast (__shfl_sync from one lane for the whole warp) of a value with no number (lane
   // 0's `allocator.allocate()`, an atomic's old value): still one value for every lane of the
   // segment, a number of its own per call and source lane, taken to differ between blocks

@@ -219,3 +219,48 @@ TEST(Impact, AKernelSmallerThanOneWaveIsASmallShare) {
   ASSERT_EQ(g.count(1), 1u);
   EXPECT_EQ(g[1]["severity"], "warning") << g[1].dump(2);
 }
+
+// How often code runs (warp-ctc's reduce_cols, second stop check). The rows loop reads through
+// functors (`cur = g(cur, f(in[...]))`, reference parameters): the load is an argument of the call
+// in the loop, counted once for that loop, not once more for the call around it. The combining
+// loop `i < wpb && i < cols` runs at most wpb - 1 = 3 times, a local set once from constants,
+// whatever `cols` is. Both bank conflicts are then weighed against a 16-trip unknown loop: 1/16
+// and 3/16 of it (they were 1/256 and 9/256 when the argument's load counted both loops).
+TEST(Impact, ArgumentsOfACallInALoopAndConstantCappedLoops) {
+  std::string d = tempDir("impact-functors");
+  writeFile(d + "/cols.cu",
+            "struct Ident { __device__ float operator()(const float& x) const { return x; } };\n"
+            "struct Add { __device__ float operator()(const float& x, const float& y) const { return x + y; } };\n"
+            "template <int NT, typename F, typename G>\n"
+            "__global__ void reduceCols(F f, G g, const float* in, float* out, int rows, int cols) {\n"
+            "  __shared__ float s[NT];\n"
+            "  int wpb = NT / 32;\n"
+            "  int row = blockIdx.x * 32 + threadIdx.x;\n"
+            "  int col = threadIdx.y;\n"
+            "  float cur = 0.f;\n"
+            "  if (row < rows && col < cols) {\n"
+            "    cur = f(in[row + col * rows]);\n"
+            "    col += blockDim.y;\n"
+            "    while (col < cols) {\n"
+            "      cur = g(cur, f(in[row + col * rows]));\n"
+            "      col += blockDim.y;\n"
+            "    }\n"
+            "  }\n"
+            "  s[threadIdx.x * wpb + threadIdx.y] = cur;\n"  // line 18: once
+            "  __syncthreads();\n"
+            "  if (threadIdx.y == 0 && row < rows) {\n"
+            "    for (int i = 1; i < wpb && i < cols; ++i) cur = g(cur, s[i + threadIdx.x * wpb]);\n"  // line 21
+            "    out[row] = cur;\n"
+            "  }\n"
+            "}\n"
+            "void go(const float* in, float* out, int rows, int cols) {\n"
+            "  dim3 block(32, 128 / 32);\n"
+            "  reduceCols<128><<<(rows + 31) / 32, block>>>(Ident(), Add(), in, out, rows, cols);\n"
+            "}\n");
+  auto f = byLine(d, "--rules=bank-conflict cols.cu");
+  ASSERT_EQ(f.count(18), 1u);
+  ASSERT_EQ(f.count(21), 1u);
+  // 4-way: 75% of the wavefronts are replays, times the share of the hottest code's runs.
+  EXPECT_DOUBLE_EQ(f[18]["impact"].get<double>(), 0.75 / 16) << f[18].dump(2);
+  EXPECT_DOUBLE_EQ(f[21]["impact"].get<double>(), 0.75 * 3 / 16) << f[21].dump(2);
+}
