@@ -217,8 +217,19 @@ KernelModel::Coverage KernelModel::coverage() const {
            sm.getFileID(items[j].loc) == sm.getFileID(items[i].loc);
          ++j)
       u.lastLine = sm.getExpansionLineNumber(items[j].loc);
-    c.missed.push_back(std::move(u));
     i = j - 1;
+    // Accesses of one line split by reached ones of that line (a sorting network's compare-and-swap
+    // unrolled: some calls walked, some past the depth limit): one entry per lines and reason.
+    bool same = false;
+    for (auto& m : c.missed)
+      if (m.fid == u.fid && m.function == u.function && m.reason == u.reason && u.firstLine <= m.lastLine + 1 &&
+          m.firstLine <= u.lastLine + 1) {
+        m.firstLine = std::min(m.firstLine, u.firstLine);
+        m.lastLine = std::max(m.lastLine, u.lastLine);
+        same = true;
+        break;
+      }
+    if (!same) c.missed.push_back(std::move(u));
   }
   return c;
 }

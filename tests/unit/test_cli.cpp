@@ -279,6 +279,24 @@ TEST(Cli, BlockDimPerKernelAndLaunchesWin) {
   EXPECT_TRUE(said) << guessed.out;
 }
 
+// Instantiations of one template past the call-depth limit (a sorting network's unrolled
+// compare-and-swap in warp-ctc's bundled moderngpu): their lines are named once, not once per
+// instantiation (third stop check: the same clause 18 times).
+TEST(Cli, UnreachedLinesAreNamedOncePerReason) {
+  std::string d = tempDir("coverage-once");
+  std::string chain = "template <int N> __device__ void f10(float* p) { p[threadIdx.x * 32 + N] = 1.0f; }\n"
+                      "__device__ void f9(float* p) { f10<0>(p); f10<1>(p); f10<2>(p); }\n";
+  for (int i = 8; i >= 1; --i)
+    chain += "__device__ void f" + std::to_string(i) + "(float* p) { f" + std::to_string(i + 1) + "(p); }\n";
+  writeFile(d + "/k.cu", chain + "__global__ void deep(float* p) { f1(p); }\n");
+  auto text = runLint("--no-cuda --no-cache k.cu", d);
+  const std::string clause = "line 1 was not analysed: 'f10' was not walked";
+  size_t at = text.out.find(clause);
+  ASSERT_NE(at, std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find(clause, at + 1), std::string::npos) << "named more than once: " << text.out;
+  EXPECT_NE(text.out.find("(0 of 3 memory accesses analysed)"), std::string::npos) << text.out;
+}
+
 // "0 findings" means "checked": code the model does not reach is named on the kernel (text note,
 // summary count, JSON per kernel, SARIF notification), and code it does reach is counted.
 TEST(Cli, KernelsAnalysedInPartAreNamed) {
