@@ -93,6 +93,10 @@ double callSiteProduct(const KernelModel& m, const clang::Stmt* s, const clang::
 struct Costs {
   std::map<const clang::Expr*, double> sectors;  // per expression: sectors per block per execution (mean)
   std::map<const clang::Expr*, double> freq;     // per expression: executions per thread
+  // Per expression: the share of the block's warps that run it (`if (threadIdx.y == 0)`: 1 warp
+  // of 4). Traffic is counted over the active warps already (sectorsOf); run counts are weighed by
+  // it for frequency impacts, which compare warp-executions.
+  std::map<const clang::Expr*, double> warpShare;
   double total = 0, hottest = 1;
 };
 
@@ -127,9 +131,14 @@ const Costs& costsOf(const KernelModel& m) {
   c = Costs{};
   std::map<const clang::Expr*, std::pair<double, unsigned>> sum;  // sectors over the walked executions
   std::map<const clang::Expr*, const Access*> first;
+  std::map<const clang::Expr*, std::vector<bool>> warpsOf;
   for (const auto& a : m.accesses()) {
     if (!a.expr) continue;
     first.try_emplace(a.expr, &a);
+    auto& ws = warpsOf[a.expr];
+    ws.resize(m.warps());
+    for (unsigned w = 0; w < m.warps(); ++w)
+      if (!ws[w] && !warpLanes(a.mask, w).empty()) ws[w] = true;
     if (a.space != MemSpace::Global) continue;
     auto& s = sum[a.expr];
     s.first += sectorsOf(m, a);
@@ -138,7 +147,10 @@ const Costs& costsOf(const KernelModel& m) {
   for (const auto& [e, a] : first) {
     double f = loopProduct(m, e) * callSiteProduct(m, e, a->callSite);
     c.freq[e] = f;
-    c.hottest = std::max(c.hottest, f);
+    const auto& ws = warpsOf[e];
+    const double share = m.warps() ? static_cast<double>(std::count(ws.begin(), ws.end(), true)) / m.warps() : 1;
+    c.warpShare[e] = share > 0 ? share : 1;
+    c.hottest = std::max(c.hottest, f * c.warpShare[e]);
   }
   for (const auto& [e, s] : sum) {
     c.sectors[e] = s.second ? s.first / s.second : 0;
@@ -189,6 +201,9 @@ void setTrafficImpact(const KernelModel& m, const Access& a, Diagnostic& d) {
 
 void setFrequencyImpact(const KernelModel& m, const clang::Stmt* s, const clang::Expr* callSite, Diagnostic& d) {
   double hot = hottestFrequency(m), f = frequencyOf(m, s, callSite);
+  const Costs& c = costsOf(m);
+  if (auto* e = llvm::dyn_cast_or_null<clang::Expr>(s))
+    if (auto w = c.warpShare.find(e); w != c.warpShare.end()) f *= w->second;
   d.impact = std::clamp(f / hot, 0.0, 1.0);
   if (d.impact >= 0.995) d.impactText = fmt::format("in '{}''s hottest code", shortName(m));
   else d.impactText = fmt::format("runs {} as often as '{}''s hottest access", percent(d.impact), shortName(m));
