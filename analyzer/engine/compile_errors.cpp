@@ -150,6 +150,20 @@ void foldErrorsAfterMissingHeaders(std::vector<Diagnostic>& errors, size_t folda
   for (size_t i = 0; i < errors.size(); ++i) {
     Diagnostic& e = errors[i];
     if (i >= foldable) owner = -1;
+    // Another header of the same library's folder as the last missing one, in the same file
+    // (`rapidjson/document.h`, then `rapidjson/writer.h`): one cause, one -I fixes both; nvcc
+    // stops at the first.
+    if (isMissingHeader(e.message) && owner >= 0) {
+      const Diagnostic& h = out[static_cast<size_t>(owner)];
+      const std::string a = firstQuoted(h.message), b = firstQuoted(e.message);
+      const size_t slash = a.find('/');
+      if (slash != std::string::npos && slash > 0 && b.compare(0, slash + 1, a, 0, slash + 1) == 0 &&
+          e.span.begin.file == h.span.begin.file && e.span.begin.line >= h.span.begin.line) {
+        size_t& n = folded[static_cast<size_t>(owner)];
+        if (n++ < maxNotes) out[static_cast<size_t>(owner)].notes.push_back({e.span, "error: '" + b + "' file not found"});
+        continue;
+      }
+    }
     if (isMissingHeader(e.message)) {
       out.push_back(std::move(e));
       folded.push_back(0);

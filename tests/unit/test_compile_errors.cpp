@@ -84,6 +84,21 @@ TEST(CompileErrors, ErrorsAfterAMissingHeaderAreItsNotes) {
   ASSERT_EQ(late.size(), 2u);
   EXPECT_EQ(late[0].notes.size(), 1u);
   EXPECT_EQ(late[1].span.begin.line, 42u);
+  // More headers of the same library's folder after the first missing one: one finding (one -I
+  // fixes them all; nvcc stops at the first). Another library's header is a finding of its own.
+  std::vector<Diagnostic> lib = {err("x.cuh", 23, "'rapidjson/document.h' file not found (hint)"),
+                                 err("x.cuh", 24, "'rapidjson/writer.h' file not found (hint)"),
+                                 err("x.cuh", 25, "'rapidjsonx/other.h' file not found (hint)"),
+                                 err("x.cuh", 26, "'cub/cub.cuh' file not found (hint)"),
+                                 err("x.cuh", 30, "use of undeclared identifier 'Document'")};
+  foldErrorsAfterMissingHeaders(lib);
+  ASSERT_EQ(lib.size(), 3u);
+  EXPECT_EQ(lib[0].notes.size(), 1u);
+  EXPECT_EQ(lib[0].notes[0].message, "error: 'rapidjson/writer.h' file not found");
+  EXPECT_NE(lib[0].message.find("1 later error may follow"), std::string::npos) << lib[0].message;
+  EXPECT_EQ(lib[1].span.begin.line, 25u);
+  EXPECT_EQ(lib[2].span.begin.line, 26u);
+  EXPECT_EQ(lib[2].notes.size(), 1u) << "the identifier's error follows the last header";
   // At most 50 findings, the rest counted.
   std::vector<Diagnostic> many;
   for (unsigned i = 0; i < 60; ++i) many.push_back(err("c.cu", i + 1, "x"));
