@@ -212,6 +212,19 @@ __device__ unsigned __reduce_xor_sync(unsigned m, unsigned v);
 __device__ int __all_sync(unsigned m, int p);
 __device__ int __any_sync(unsigned m, int p);
 __device__ unsigned __activemask(void);
+// Address-space tests and conversions (sm_20_intrinsics.h, which nvcc always includes).
+__device__ unsigned __isGlobal(const void* p);
+__device__ unsigned __isShared(const void* p);
+__device__ unsigned __isConstant(const void* p);
+__device__ unsigned __isLocal(const void* p);
+__device__ size_t __cvta_generic_to_global(const void* p);
+__device__ size_t __cvta_generic_to_shared(const void* p);
+__device__ size_t __cvta_generic_to_constant(const void* p);
+__device__ size_t __cvta_generic_to_local(const void* p);
+__device__ void* __cvta_global_to_generic(size_t raw);
+__device__ void* __cvta_shared_to_generic(size_t raw);
+__device__ void* __cvta_constant_to_generic(size_t raw);
+__device__ void* __cvta_local_to_generic(size_t raw);
 // Pre-Volta warp intrinsics without a mask (Clang declares them in the toolkit parse too).
 template <class T> __device__ T __shfl(T v, int src, int w = 32);
 template <class T> __device__ T __shfl_up(T v, unsigned d, int w = 32);

@@ -1,5 +1,7 @@
 #include "analyzer/model/ast_util.h"
 
+#include <regex>
+
 #include <clang/AST/DeclTemplate.h>
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/RecursiveASTVisitor.h>
@@ -407,6 +409,35 @@ bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics,
   }
   if (atomics) *atomics = r.atomics;
   return r.found;
+}
+
+AsmMemory asmMemory(const clang::GCCAsmStmt* as) {
+  AsmMemory r;
+  if (!as) return r;
+  const std::string text = as->getAsmString();
+  static const std::regex kMemory(R"((^|[\s;{])((ldmatrix|stmatrix|cp\.async|ldu|ld|st|atom|red)\.[A-Za-z0-9_:.]+))");
+  std::smatch m;
+  for (auto it = text.cbegin(); std::regex_search(it, text.cend(), m, kMemory); it = m[0].second) {
+    const std::string ins = m[2].str();
+    // Not memory: the kernel's parameter space, and cp.async's group bookkeeping.
+    if (ins.rfind("ld.param", 0) == 0 || ins.rfind("cp.async.commit_group", 0) == 0 ||
+        ins.rfind("cp.async.wait", 0) == 0 || ins.rfind("cp.async.bulk.commit", 0) == 0 || ins.rfind("cp.async.bulk.wait", 0) == 0)
+      continue;
+    r.instruction = ins;
+    // The operand in brackets after it (`[%4]`, `[%1+16]`): outputs are numbered first.
+    static const std::regex kAddress(R"(\[\s*%(\d+))");
+    std::smatch a;
+    const std::string rest(m[0].second, text.cend());
+    if (std::regex_search(rest, a, kAddress)) {
+      const unsigned n = static_cast<unsigned>(std::stoul(a[1].str()));
+      if (n < as->getNumOutputs()) r.address = as->getOutputExpr(n);
+      else if (n - as->getNumOutputs() < as->getNumInputs()) r.address = as->getInputExpr(n - as->getNumOutputs());
+    }
+    if (!r.address && as->getNumInputs()) r.address = as->getInputExpr(0);
+    if (!r.address) r.instruction.clear();
+    return r;
+  }
+  return r;
 }
 
 NamedAccess namedAccess(const std::string& name, unsigned numArgs) {

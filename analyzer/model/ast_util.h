@@ -29,6 +29,17 @@ bool containsCall(const clang::Stmt* s);
 // Calls the kernel model evaluates by name as one memory access at the call (calls.cpp), not by
 // walking a body a header may give them: atomics, `__ld*` loads, nvcc's `__nv_atomic_*` built-ins,
 // the cache-hinted stores. The count of source accesses (coverage.cpp) takes them alike.
+// Inline PTX that reads or writes memory (`ld.global.nc.v4.f32 ... [%4];`, `ldmatrix...`,
+// `cp.async...`, `st.shared...`, `atom...`, `red...`): the first such instruction's mnemonic
+// (`ldmatrix.sync.aligned.x4.m8n8.shared.b16`) and the operand the statement names as its address
+// (`[%N]`; the first input when none is), which the model does not evaluate as an access: the
+// coverage counts it, and names it as not analysed. Empty and null otherwise.
+struct AsmMemory {
+  std::string instruction;
+  const clang::Expr* address = nullptr;
+};
+AsmMemory asmMemory(const clang::GCCAsmStmt* as);
+
 enum class NamedAccess { None, Atomic, Load, ScopedAtomic, HintedStore };
 NamedAccess namedAccess(const std::string& name, unsigned numArgs);
 // Whether a statement does "real work": memory access, call, loop, or several statements.

@@ -150,6 +150,12 @@ struct Finder : clang::RecursiveASTVisitor<Finder> {
     callee(c->getConstructor());
     return true;
   }
+  // Inline PTX touching memory (ldmatrix, cp.async, ld/st): an access the model does not evaluate.
+  bool VisitGCCAsmStmt(clang::GCCAsmStmt* as) {
+    AsmMemory m = asmMemory(as);
+    if (m.address) add(m.address, "inline PTX '" + m.instruction + "'");
+    return true;
+  }
 };
 }  // namespace
 

@@ -188,7 +188,9 @@ KernelModel::Coverage KernelModel::coverage() const {
       if (ni == notInlined_.end() && a.function)
         for (auto it = notInlined_.begin(); it != notInlined_.end() && ni == notInlined_.end(); ++it)
           if (callsTransitively(it->first, a.function)) ni = it;
-      if (um != unmodelled_.end())
+      if (um != unmodelled_.end() && um->second.rfind("inline PTX ", 0) == 0)
+        reason = fmt::format("{} reads or writes memory the model does not evaluate", um->second);
+      else if (um != unmodelled_.end())
         reason = fmt::format("'{}' reads or writes memory inside a library call the model does not follow", um->second);
       else if (ni != notInlined_.end())
         reason = fmt::format("'{}' was not walked: {}", a.function->getNameAsString(), ni->second);

@@ -260,6 +260,11 @@ void Builder::walk(const clang::Stmt* s) {
 // hardware slot) or touching memory (`ld`, `st`, `atom`, a "memory" clobber): those outputs get no
 // number.
 void Builder::walkAsm(const clang::GCCAsmStmt* as) {
+  // Memory it touches is not evaluated as an access: the coverage names it (KernelModel::coverage).
+  if (AsmMemory mem = asmMemory(as); mem.address && anyActive()) {
+    m_.reached_.insert(mem.address);
+    m_.unmodelled_.emplace(mem.address, "inline PTX '" + mem.instruction + "'");
+  }
   std::vector<Value> ins;
   for (unsigned i = 0; i < as->getNumInputs(); ++i) ins.push_back(eval(as->getInputExpr(i)));
   std::string text = as->getAsmString();
