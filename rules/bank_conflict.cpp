@@ -207,9 +207,21 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     const LayoutChange& layout = lit->second;
     if (vd && rc.inLintedFile(vd->getLocation()) && !layout.hint.empty())
       d.notes.push_back({rc.span(vd), fmt::format("'{}' declared here", vd->getName().str())});
-    d.fixHint = !layout.hint.empty() ? layout.hint
-                                     : "make consecutive lanes access consecutive 4-byte words (sequential addressing), or "
-                                       "use an odd stride / padding so that the lanes spread over all 32 banks";
+    // A vector access (8 or 16 bytes per lane) needs its alignment: an odd word stride would break
+    // it, and padding that suits it may not suit the array's other readers (a padded tile's
+    // fragment loads): a swizzle of the chunks keeps both (cuda_hgemm's wmma_padding, fourth stop
+    // check).
+    const std::string generic =
+        a.elemSize >= 8
+            ? fmt::format("the access moves {0} bytes per lane, so an odd word stride would break its alignment: "
+                          "swizzle the {0}-byte chunks (XOR a chunk's index within its 128-byte line with bits "
+                          "of its row index, as CUTLASS's swizzled layouts do) so that the lanes of each phase "
+                          "spread over all 32 banks, or pad each row by a multiple of {0} bytes that keeps the "
+                          "array's other accesses conflict-free",
+                          a.elemSize)
+            : "make consecutive lanes access consecutive 4-byte words (sequential addressing), or use an odd stride / "
+              "padding so that the lanes spread over all 32 banks";
+    d.fixHint = !layout.hint.empty() ? layout.hint : generic;
     d.fixIts = layout.edits;
     // Padding written for the lectures' era: today's 32 banks need one pad word per 32 elements.
     if (std::string pad = sixteenBankPadding(m.ast(), e); !pad.empty()) {
