@@ -440,6 +440,10 @@ AsmMemory asmMemory(const clang::GCCAsmStmt* as) {
   return r;
 }
 
+bool atomicMemberName(llvm::StringRef n) {
+  return n == "load" || n == "store" || n == "exchange" || n.starts_with("fetch_") || n.starts_with("compare_exchange");
+}
+
 NamedAccess namedAccess(const std::string& name, unsigned numArgs) {
   if (name.rfind("__nv_atomic", 0) == 0 && numArgs >= 1) return NamedAccess::ScopedAtomic;
   if (name.rfind("atomic", 0) == 0 && numArgs >= 1) return NamedAccess::Atomic;
@@ -457,9 +461,7 @@ bool atomicCall(const clang::CallExpr* c) {
   const std::string n = f->getName().str();
   const NamedAccess k = namedAccess(n, c->getNumArgs());
   if (k == NamedAccess::Atomic || k == NamedAccess::ScopedAtomic || n.rfind("__atomic", 0) == 0) return true;
-  return llvm::isa<clang::CXXMethodDecl>(f) &&
-         (n == "fetch_add" || n == "fetch_sub" || n == "fetch_or" || n == "exchange" || n == "compare_exchange_strong" ||
-          n == "compare_exchange_weak");
+  return llvm::isa<clang::CXXMethodDecl>(f) && atomicMemberName(n) && n != "load" && n != "store";
 }
 }  // namespace
 

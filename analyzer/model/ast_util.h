@@ -40,6 +40,10 @@ struct AsmMemory {
 };
 AsmMemory asmMemory(const clang::GCCAsmStmt* as);
 
+// The members of a C++ atomic type (cuda::atomic, cuda::atomic_ref, std::atomic) that touch the
+// object: load, store, exchange, fetch_*, compare_exchange_*.
+bool atomicMemberName(llvm::StringRef name);
+
 enum class NamedAccess { None, Atomic, Load, ScopedAtomic, HintedStore };
 NamedAccess namedAccess(const std::string& name, unsigned numArgs);
 // Whether a statement does "real work": memory access, call, loop, or several statements.

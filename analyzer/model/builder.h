@@ -132,6 +132,7 @@ class Builder : public LaneDomain {
   Value groupReduced(const clang::Expr* call, const Value& v, unsigned size) const;
   Value voted(const std::string& name, const Value& pred) const;
   Value shuffled(const std::string& name, const std::vector<Value>& args, const clang::Expr* call = nullptr) const;
+  int64_t shuffleWidth(const Value* width) const;
   Value shuffledFromUnknownLane(const Value& val, const Value& sel, const Value* width, const clang::Expr* call) const;
   const int64_t* localAddress(const LVal& lv) const;
   void storeLocal(const LVal& lv, const Value& v);

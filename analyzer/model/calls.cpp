@@ -18,9 +18,7 @@ namespace {
 bool isLibraryAtomic(const clang::CXXMethodDecl* md) {
   const clang::CXXRecordDecl* rd = md->getParent();
   if (!rd || !rd->getIdentifier() || !llvm::StringRef(rd->getName()).contains_insensitive("atomic")) return false;
-  if (!md->getIdentifier()) return false;
-  const llvm::StringRef n = md->getName();
-  return n == "load" || n == "store" || n == "exchange" || n.starts_with("fetch_") || n.starts_with("compare_exchange");
+  return md->getIdentifier() && atomicMemberName(md->getName());
 }
 }  // namespace
 

@@ -169,6 +169,17 @@ Value Builder::groupReduced(const clang::Expr* call, const Value& v, unsigned si
 
 // A warp shuffle's result: not known (exchanged between lanes, not a memory load), but numbered
 // from the source lane's value, so a full xor butterfly leaves every lane with one number.
+// A shuffle's segment width: 32 when not given, the argument when it is one power of two of at
+// most 32 for every active thread, 0 (not known) otherwise.
+int64_t Builder::shuffleWidth(const Value* w) const {
+  if (!w) return 32;
+  if (!w->known || varying(*w)) return 0;
+  int64_t width = 32;
+  for (unsigned t = 0; t < N_; ++t)
+    if (active_[t]) { width = w->v[t]; break; }
+  return width <= 0 || width > 32 || (width & (width - 1)) ? 0 : width;
+}
+
 // __shfl_sync(mask, val, src) from a source lane the model does not know but that is one lane for
 // the whole segment (`src = __ffs(__ballot_sync(...)) - 1`, the warp's next lane with work: SlabHash's
 // warp-cooperative insert): every lane of the segment gets the same value, numbered by the selector
@@ -177,13 +188,8 @@ Value Builder::groupReduced(const clang::Expr* call, const Value& v, unsigned si
 Value Builder::shuffledFromUnknownLane(const Value& val, const Value& sel, const Value* widthArg, const clang::Expr* call) const {
   Value r = unknown();
   r.data = val.data || sel.data, r.block = val.block || sel.block;
-  int64_t width = 32;
-  if (widthArg) {
-    if (!widthArg->known || varying(*widthArg)) return r;
-    for (unsigned t = 0; t < N_; ++t)
-      if (active_[t]) { width = widthArg->v[t]; break; }
-    if (width <= 0 || width > 32 || (width & (width - 1))) return r;
-  }
+  const int64_t width = shuffleWidth(widthArg);
+  if (width == 0) return r;
   std::vector<uint64_t> tag(N_, 0);
   bool any = false;
   for (unsigned first = 0; first < N_; first += static_cast<unsigned>(width)) {
@@ -229,13 +235,8 @@ Value Builder::shuffled(const std::string& name, const std::vector<Value>& v, co
   // (HeCBench btree: every lane stores the root id lane 0 allocated).
   const bool unnumbered = val.tag.empty() && !(val.known && !val.isPtr);
   if (unnumbered && !(idx && call)) return r;
-  int64_t width = 32;
-  if (v.size() >= 4) {
-    if (!v[3].known || varying(v[3])) return r;
-    for (unsigned t = 0; t < N_; ++t)
-      if (active_[t]) { width = v[3].v[t]; break; }
-    if (width <= 0 || width > 32 || (width & (width - 1))) return r;
-  }
+  const int64_t width = shuffleWidth(v.size() >= 4 ? &v[3] : nullptr);
+  if (width == 0) return r;
   std::vector<uint64_t> tag(N_, 0);
   bool any = false;
   for (unsigned t = 0; t < N_; ++t) {
