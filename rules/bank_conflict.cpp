@@ -221,7 +221,9 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
                           a.elemSize)
             : "make consecutive lanes access consecutive 4-byte words (sequential addressing), or use an odd stride / "
               "padding so that the lanes spread over all 32 banks";
-    d.fixHint = !layout.hint.empty() ? layout.hint : generic;
+    // Inline PTX (ldmatrix's row addresses, cp.async's destination) takes the array's address: no
+    // layout edit is offered, but the generic fix is the one that applies.
+    d.fixHint = !layout.hint.empty() && (a.instruction.empty() || layout.kind != LayoutChange::Kind::None) ? layout.hint : generic;
     d.fixIts = layout.edits;
     // Padding written for the lectures' era: today's 32 banks need one pad word per 32 elements.
     if (std::string pad = sixteenBankPadding(m.ast(), e); !pad.empty()) {

@@ -25,8 +25,8 @@ llvm::SmallVector<unsigned, 32> warpLanes(const Mask& mask, unsigned w) {
 }
 
 std::string accessKind(const Access& a) {
-  if (a.isRead && a.isWrite) return "load/store";
-  return a.isWrite ? "store" : "load";
+  const std::string kind = a.isRead && a.isWrite ? "load/store" : a.isWrite ? "store" : "load";
+  return a.instruction.empty() ? kind : fmt::format("{} (inline PTX '{}')", kind, a.instruction);
 }
 
 void addCallSiteNote(const Access& a, const RuleContext& rc, Diagnostic& d) {

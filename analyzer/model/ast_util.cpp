@@ -411,18 +411,91 @@ bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics,
   return r.found;
 }
 
+namespace {
+// The operands of one memory instruction (`[%4]`, `[%1+16]`, `%2`, `16`) and what its mnemonic says
+// of the access: AsmMemory's modelled fields.
+void describeAsmAccess(const std::string& ins, const std::string& operands, AsmMemory& r) {
+  llvm::SmallVector<llvm::StringRef, 8> parts;
+  llvm::StringRef(ins).split(parts, '.');
+  const llvm::StringRef op = parts[0];
+  unsigned vec = 1, type = 0, matrices = 0;
+  bool m8n8 = false;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const llvm::StringRef p = parts[i];
+    if (p == "global") r.space = r.space ? r.space : 'g';
+    else if (p == "shared" || p == "shared::cta") r.space = r.space ? r.space : 's';
+    else if (p.starts_with("shared::")) return;  // another block's shared memory (a cluster)
+    else if (p == "local") r.space = 'l';
+    else if (p == "const") r.space = 'c';
+    else if (p == "param" || p == "tex" || p == "bulk" || p == "tensor") return;
+    else if (p == "v2" || p == "v4" || p == "v8") vec = static_cast<unsigned>(p[1] - '0');
+    else if (p == "x1" || p == "x2" || p == "x4") matrices = static_cast<unsigned>(p[1] - '0');
+    else if (p == "m8n8") m8n8 = true;
+    else if (p == "b8" || p == "u8" || p == "s8") type = 1;
+    else if (p == "b16" || p == "u16" || p == "s16" || p == "f16" || p == "bf16") type = 2;
+    else if (p == "b32" || p == "u32" || p == "s32" || p == "f32" || p == "f16x2" || p == "bf16x2") type = 4;
+    else if (p == "b64" || p == "u64" || p == "s64" || p == "f64") type = 8;
+    else if (p == "b128") type = 16;
+    // Past the SM's L1 or ordered with other threads (`ld.global.cg` of a flag another block
+    // sets, `ld.acquire.gpu`): what a volatile access is to the model.
+    else if (p == "volatile" || p == "cg" || p == "cv" || p == "wt" || p == "relaxed" || p == "acquire" || p == "release")
+      r.isVolatile = op == "ld" || op == "st";
+  }
+  // The bracketed addresses and, after them, a plain operand or literal (cp.async's size).
+  static const std::regex kOperand(R"(\[\s*%(\d+)\s*(?:\+\s*(-?\d+))?\s*\]|%(\d+)|\b(\d+)\b)");
+  std::vector<AsmMemory::Operand> addrs;
+  std::vector<std::pair<int, int64_t>> plain;  // (operand, -1) or (-1, literal)
+  const std::string first = operands.substr(0, operands.find(';'));
+  std::smatch o;
+  for (auto it = first.cbegin(); std::regex_search(it, first.cend(), o, kOperand); it = o[0].second) {
+    if (o[1].matched) addrs.push_back({std::stoi(o[1].str()), o[2].matched ? std::stoll(o[2].str()) : 0});
+    else if (o[3].matched) plain.emplace_back(std::stoi(o[3].str()), 0);
+    else plain.emplace_back(-1, std::stoll(o[4].str()));
+  }
+  if (addrs.empty()) return;
+  r.dst = addrs[0];
+  if (op == "ldmatrix" || op == "stmatrix") {
+    if (!m8n8 || !matrices || r.space == 'g') return;
+    r.space = 's';
+    r.bytes = 16;
+    r.lanes = 8 * matrices;
+    r.read = op == "ldmatrix";
+    r.write = !r.read;
+  } else if (op == "cp") {  // cp.async.ca|cg.shared.global [dst], [src], size[, src-size]
+    if (ins.rfind("cp.async.ca.", 0) != 0 && ins.rfind("cp.async.cg.", 0) != 0) return;
+    if (addrs.size() < 2 || plain.empty()) return;
+    r.src = addrs[1];
+    r.space = 's';
+    r.write = true;
+    if (plain[0].first < 0) r.bytes = static_cast<unsigned>(plain[0].second);
+    else r.sizeOperand = plain[0].first;  // an "n" operand: the walker reads its constant
+  } else {
+    if (!type) return;
+    r.bytes = type * vec;
+    r.read = op == "ld" || op == "ldu" || op == "atom" || op == "red";
+    r.write = op == "st" || op == "atom" || op == "red";
+    r.read = r.read && op != "red";
+    r.atomic = op == "atom" || op == "red";
+    if (r.atomic) r.read = r.write = true;
+  }
+  r.modelled = true;
+}
+}  // namespace
+
 AsmMemory asmMemory(const clang::GCCAsmStmt* as) {
   AsmMemory r;
   if (!as) return r;
   const std::string text = as->getAsmString();
   static const std::regex kMemory(R"((^|[\s;{])((ldmatrix|stmatrix|cp\.async|ldu|ld|st|atom|red)\.[A-Za-z0-9_:.]+))");
   std::smatch m;
+  // Not memory: the kernel's parameter space, and cp.async's group bookkeeping.
+  auto notMemory = [](const std::string& ins) {
+    return ins.rfind("ld.param", 0) == 0 || ins.rfind("cp.async.commit_group", 0) == 0 || ins.rfind("cp.async.wait", 0) == 0 ||
+           ins.rfind("cp.async.bulk.commit", 0) == 0 || ins.rfind("cp.async.bulk.wait", 0) == 0;
+  };
   for (auto it = text.cbegin(); std::regex_search(it, text.cend(), m, kMemory); it = m[0].second) {
     const std::string ins = m[2].str();
-    // Not memory: the kernel's parameter space, and cp.async's group bookkeeping.
-    if (ins.rfind("ld.param", 0) == 0 || ins.rfind("cp.async.commit_group", 0) == 0 ||
-        ins.rfind("cp.async.wait", 0) == 0 || ins.rfind("cp.async.bulk.commit", 0) == 0 || ins.rfind("cp.async.bulk.wait", 0) == 0)
-      continue;
+    if (notMemory(ins)) continue;
     r.instruction = ins;
     // The operand in brackets after it (`[%4]`, `[%1+16]`): outputs are numbered first.
     static const std::regex kAddress(R"(\[\s*%(\d+))");
@@ -434,7 +507,16 @@ AsmMemory asmMemory(const clang::GCCAsmStmt* as) {
       else if (n - as->getNumOutputs() < as->getNumInputs()) r.address = as->getInputExpr(n - as->getNumOutputs());
     }
     if (!r.address && as->getNumInputs()) r.address = as->getInputExpr(0);
-    if (!r.address) r.instruction.clear();
+    if (!r.address) {
+      r.instruction.clear();
+      return r;
+    }
+    // More than one memory instruction, or a predicated one (`@p cp.async...`): not modelled.
+    std::smatch more;
+    for (auto at = m[0].second; std::regex_search(at, text.cend(), more, kMemory); at = more[0].second)
+      if (!notMemory(more[2].str())) return r;
+    if (text.find('@') != std::string::npos) return r;
+    describeAsmAccess(ins, rest, r);
     return r;
   }
   return r;

@@ -37,6 +37,24 @@ bool containsCall(const clang::Stmt* s);
 struct AsmMemory {
   std::string instruction;
   const clang::Expr* address = nullptr;
+  // What the model evaluates of it (walker.cpp), set when the statement holds one memory
+  // instruction, unpredicated, whose addressing it reads: an `ld`/`ld.global.nc`/`st`/`ldu` of a
+  // type and vector width, an `atom`/`red`, `ldmatrix`/`stmatrix` (`.x1`/`.x2`/`.x4` of 8x8 b16
+  // matrices: 16 bytes per lane at the row address of lanes 0-7, 0-15 or 0-31), `cp.async.ca|cg`
+  // (a store to shared memory and a load of global memory, 4, 8 or 16 bytes).
+  struct Operand {
+    int index = -1;      // the asm operand (outputs numbered first), -1 = none
+    int64_t offset = 0;  // `[%1+16]`: bytes past it
+  };
+  bool modelled = false;
+  Operand dst;                  // the address it reads or writes (cp.async: the shared destination)
+  Operand src;                  // cp.async: the global address it reads
+  int sizeOperand = -1;         // cp.async: the operand giving its size (`%2`), when not a literal
+  char space = 0;               // 'g' global, 's' shared, 'l' local, 'c' constant, 0 = generic (the pointer's)
+  unsigned bytes = 0;           // per lane
+  unsigned lanes = 32;          // lanes whose address it uses (ldmatrix .x1: 8)
+  bool read = false, write = false, atomic = false;
+  bool isVolatile = false;      // `.volatile`, `.cg`/`.cv`/`.wt` (past L1), `.relaxed`/`.acquire`/`.release`
 };
 AsmMemory asmMemory(const clang::GCCAsmStmt* as);
 

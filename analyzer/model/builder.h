@@ -139,6 +139,7 @@ class Builder : public LaneDomain {
   void forgetLocal(const clang::ValueDecl* base);
   void boundUnknown(clang::BinaryOperatorKind op, const Value& a, const Value& b, Value& r) const;
   void walkAsm(const clang::GCCAsmStmt* as);
+  bool asmAccess(const clang::GCCAsmStmt* as, const AsmMemory& mem, const std::vector<Value>& ins);
   Value blockIndex(int axis) const;
   Value evalMemberOfValue(const clang::MemberExpr* me);
   Value evalCast(const clang::CastExpr* ce);

@@ -338,6 +338,14 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
   // __popc(x): the count when x is known. A warp's vote masked by the lanes below this one
   // (`__popc(ballot & lanemask_lt)`, a lane's rank among the warp's voters: stream compaction) is
   // not known, but neighbouring lanes' ranks differ by 0 or 1, and it is at most 32.
+  // The address of shared (or global) memory in its own window, for inline PTX (`ldmatrix`,
+  // `cp.async`): the pointer, counted in bytes (`addr + 16` is 16 bytes on).
+  if ((name == "__cvta_generic_to_shared" || name == "__cvta_generic_to_global") && ce->getNumArgs() == 1) {
+    Value p = eval(ce->getArg(0));
+    if (!p.isPtr) return p;
+    p.pointee = 1;
+    return p;
+  }
   if ((name == "__popc" || name == "__popcll") && ce->getNumArgs() == 1) {
     const clang::Expr* arg = strip(ce->getArg(0));
     Value lhs, rhs, x;

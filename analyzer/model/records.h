@@ -104,6 +104,9 @@ struct Access {
   // is not an element of the array: under stand-in values (a loop to a parameter the code bounds
   // elsewhere, `assert(n < 255)`) it lands on the next member, which is not a race on the array.
   std::vector<uint8_t> outside;
+  // An access of inline PTX: its instruction (`ldmatrix.sync.aligned.m8n8.x4.shared.b16`,
+  // `cp.async.cg.shared.global`), empty for C++ code.
+  std::string instruction;
 };
 
 struct Branch {

@@ -260,14 +260,27 @@ void Builder::walk(const clang::Stmt* s) {
 // hardware slot) or touching memory (`ld`, `st`, `atom`, a "memory" clobber): those outputs get no
 // number.
 void Builder::walkAsm(const clang::GCCAsmStmt* as) {
-  // Memory it touches is not evaluated as an access: the coverage names it (KernelModel::coverage).
-  if (AsmMemory mem = asmMemory(as); mem.address && anyActive()) {
-    m_.reached_.insert(mem.address);
-    m_.unmodelled_.emplace(mem.address, "inline PTX '" + mem.instruction + "'");
-  }
   std::vector<Value> ins;
   for (unsigned i = 0; i < as->getNumInputs(); ++i) ins.push_back(eval(as->getInputExpr(i)));
+  // Memory it touches: an access where the model reads the instruction and its address (asmAccess),
+  // else named by the coverage as not evaluated (KernelModel::coverage).
+  const AsmMemory mem = asmMemory(as);
+  bool loaded = false;
+  if (mem.address && anyActive()) {
+    m_.reached_.insert(mem.address);
+    if (!(mem.modelled && asmAccess(as, mem, ins))) m_.unmodelled_.emplace(mem.address, "inline PTX '" + mem.instruction + "'");
+    else loaded = mem.read;
+  }
   std::string text = as->getAsmString();
+  // The shared-window address of a generic pointer (`cvta.to.shared.u64`, CUTLASS's
+  // cast_smem_ptr_to_uint): the pointer, counted in bytes, as __cvta_generic_to_shared gives it.
+  if (as->getNumOutputs() == 1 && ins.size() == 1 && ins[0].isPtr && ins[0].space == MemSpace::Shared &&
+      text.find("cvta.to.shared") != std::string::npos && !mem.address) {
+    Value p = ins[0];
+    p.pointee = 1;
+    writeLVal(evalLValue(as->getOutputExpr(0)), p);
+    return;
+  }
   bool pure = text.find("%%") == std::string::npos && text.find("ld.") == std::string::npos &&
               text.find("st.") == std::string::npos && text.find("atom") == std::string::npos &&
               text.find("red.") == std::string::npos;
@@ -335,9 +348,62 @@ void Builder::walkAsm(const clang::GCCAsmStmt* as) {
     LVal lv = evalLValue(as->getOutputExpr(i));
     Value r = unknown();
     for (const auto& v : ins) r.data = r.data || v.data, r.block = r.block || v.block;
+    r.data = r.data || loaded;  // what a load from memory gives is data
     if (pure) number(r, mix(what, i), ops);
     writeLVal(lv, r);
   }
+}
+
+// One memory instruction of inline PTX (AsmMemory): its accesses, at the addresses its operands
+// hold, when each is a pointer the model follows into the space the instruction names. False when
+// one is not (an address computed from data, a shared-window integer the model did not see made).
+bool Builder::asmAccess(const clang::GCCAsmStmt* as, const AsmMemory& mem, const std::vector<Value>& ins) {
+  const unsigned outs = as->getNumOutputs();
+  auto pointer = [&](const AsmMemory::Operand& o, char space, const clang::Expr*& e, Value& p) {
+    if (o.index < static_cast<int>(outs) || o.index - outs >= ins.size()) return false;
+    e = as->getInputExpr(o.index - outs);
+    p = ins[o.index - outs];
+    if (!p.isPtr) return false;
+    const MemSpace want = space == 'g' ? MemSpace::Global : space == 's' ? MemSpace::Shared : MemSpace::Unknown;
+    if (space ? p.space != want : p.space != MemSpace::Global && p.space != MemSpace::Shared) return false;
+    if (o.offset) {
+      p.pointee = 1;
+      p = arith(clang::BO_Add, p, constant(o.offset), e->getType(), nullptr, nullptr);
+    }
+    return true;
+  };
+  unsigned bytes = mem.bytes;
+  if (mem.sizeOperand >= 0) {  // cp.async's size as an "n" operand
+    const int n = mem.sizeOperand - static_cast<int>(outs);
+    clang::Expr::EvalResult r;
+    if (n < 0 || n >= static_cast<int>(as->getNumInputs()) || as->getInputExpr(n)->isValueDependent() ||
+        !as->getInputExpr(n)->EvaluateAsInt(r, ctx_))
+      return false;
+    bytes = static_cast<unsigned>(r.Val.getInt().getExtValue());
+  }
+  if (bytes == 0 || bytes > 16) return false;
+  const clang::Expr* dstE = nullptr;
+  const clang::Expr* srcE = nullptr;
+  Value dst, src;
+  if (!pointer(mem.dst, mem.space, dstE, dst)) return false;
+  if (mem.src.index >= 0 && !pointer(mem.src, 'g', srcE, src)) return false;
+  // ldmatrix .x1 / .x2 use the row addresses of lanes 0-7 / 0-15 only.
+  const Mask saved = active_;
+  if (mem.lanes < 32)
+    for (unsigned t = 0; t < N_; ++t)
+      if (t % 32 >= mem.lanes) active_[t] = 0;
+  auto record = [&](const Value& p, const clang::Expr* e, bool read, bool write) {
+    LVal lv = pointeeOf(p, e);
+    lv.size = bytes;
+    lv.isVolatile = mem.isVolatile && !srcE;  // cp.async.cg: L2 only, but no ordering of its own
+    const size_t before = m_.accesses_.size();
+    recordAccess(lv, read, write, mem.atomic, nullptr);
+    if (m_.accesses_.size() > before) m_.accesses_.back().instruction = mem.instruction;
+  };
+  if (srcE) record(src, srcE, true, false);  // cp.async: the global load, then the shared store
+  record(dst, dstE, mem.read, mem.write);
+  active_ = saved;
+  return true;
 }
 
 void Builder::gridSpinWait(const clang::Stmt* loop, const clang::Expr* cond) {
