@@ -218,7 +218,15 @@ void foldSameLine(std::vector<Diagnostic>& diags) {
   std::vector<bool> drop(diags.size(), false);
   for (auto& [key, idx] : at) {
     if (idx.size() < 2) continue;
-    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return diags[a].span.begin.col < diags[b].span.begin.col; });
+    // The lead is the one that matters most (its message, fix and severity agree: a 4-way
+    // conflict is not announced by a 2-way one's text), then the first by column.
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+      const Diagnostic& x = diags[a];
+      const Diagnostic& y = diags[b];
+      if (x.severity != y.severity) return x.severity > y.severity;
+      if (x.impact != y.impact) return x.impact > y.impact;
+      return x.span.begin.col < y.span.begin.col;
+    });
     Diagnostic& k = diags[idx[0]];
     for (size_t j = 1; j < idx.size(); ++j) {
       Diagnostic& o = diags[idx[j]];

@@ -38,10 +38,10 @@ void mergeAcrossInputs(std::vector<FileResult>& results);
 
 // One finding per statement line: findings of one rule on one line of one function (the load of
 // 'a[i]' and the store of 'b[j]' of one statement, every array reference of a stencil line) are
-// folded into the first by column; the others become its notes ("also here: <message>", then
-// their own notes) and
-// related locations, their fixes joined (identical edits once); the most severe severity and the
-// highest impact win; "; and N more on this line" ends the message. Compile errors are kept.
+// folded into the most severe, then highest-impact one (the first by column among equals), so
+// the message, fix and severity shown are one finding's; the others become its notes ("also
+// here: <message>", then their own notes) and related locations, their fixes joined (identical
+// edits once); "; and N more on this line" ends the message. Compile errors are kept.
 void foldSameLine(std::vector<Diagnostic>& diags);
 
 // Messages longer than kMaxMessageBytes are cut at a word, ending in " ... (N bytes: the full text

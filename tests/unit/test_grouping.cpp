@@ -104,14 +104,29 @@ TEST(Grouping, FindingsOfOneRuleOnOneLineAreOneFinding) {
   foldSameLine(v);
   ASSERT_EQ(v.size(), 5u);
   const Diagnostic& k = v[0];
-  EXPECT_EQ(k.message, "uncoalesced global store 'a[i * 32]'; and 1 more on this line") << "the first by column keeps it";
+  EXPECT_EQ(k.message, "uncoalesced global load 'b[j * 32]'; and 1 more on this line")
+      << "the highest impact leads (its message, not the first column's)";
+  EXPECT_EQ(k.span.begin.col, 20u);
   ASSERT_EQ(k.notes.size(), 2u);
-  EXPECT_EQ(k.notes[0].message, "also here: uncoalesced global load 'b[j * 32]'");
-  EXPECT_EQ(k.notes[0].span.begin.col, 20u);
-  EXPECT_EQ(k.notes[1].message, "its own note") << "the folded finding's notes follow it";
+  EXPECT_EQ(k.notes[0].message, "its own note") << "the lead keeps its own notes";
+  EXPECT_EQ(k.notes[1].message, "also here: uncoalesced global store 'a[i * 32]'");
   EXPECT_EQ(k.related.size(), 1u);
   EXPECT_DOUBLE_EQ(k.impact, 0.9) << "the highest impact";
   EXPECT_EQ(k.impactText, "~90% of 'k''s global traffic");
   EXPECT_EQ(k.fixIts.size(), 1u);
   EXPECT_EQ(v[1].span.begin.line, 6u);
+  // A warning leads a note, whatever their impacts (a 4-way conflict after a 2-way one on a line).
+  std::vector<Diagnostic> w;
+  w.push_back(at("k.cu", 9, "2-way bank conflict on 's_a'"));
+  w.back().severity = Severity::Note;
+  w.back().impact = 0.9;
+  w.push_back(at("k.cu", 9, "4-way bank conflict on 's_b'"));
+  w.back().span.begin.col = 40;
+  w.back().severity = Severity::Warning;
+  w.back().impact = 0.2;
+  foldSameLine(w);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].message, "4-way bank conflict on 's_b'; and 1 more on this line");
+  EXPECT_EQ(w[0].severity, Severity::Warning);
+  EXPECT_DOUBLE_EQ(w[0].impact, 0.9);
 }
