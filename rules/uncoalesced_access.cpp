@@ -264,6 +264,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     const Access& a = *c.a;
     auto [loaded, stored] = readWrite[key];
     std::string kind = loaded && stored ? "load/store" : stored ? "store" : "load";
+    if (!a.instruction.empty()) kind += " (inline PTX '" + a.instruction + "')";
     bool storeOnly = stored && !loaded;
     std::string what = rc.text(a.expr);
     std::string msg;
@@ -340,7 +341,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
                                 : fmt::format("adjacent threads are {} x '{}' elements apart", perBlock, a.strideSym);
       else if (symbolicStride && constStride) pattern = fmt::format("adjacent threads are {} {} apart", sd.text(a.strideSym), sd.bytes ? "bytes" : "elements");
       else if (symbolicStride) pattern = fmt::format("adjacent threads are '{}' elements apart", a.strideSym);
-      else if (constStride && stride % a.elemSize == 0) pattern = fmt::format("adjacent threads are {} elements apart", stride / a.elemSize);
+      else if (constStride && stride % a.elemSize == 0 && a.instruction.empty()) pattern = fmt::format("adjacent threads are {} elements apart", stride / a.elemSize);
       else if (constStride) pattern = fmt::format("adjacent threads are {} bytes apart for {}-byte accesses", stride, a.elemSize);
       else if (widening) pattern = "adjacent threads are ever further apart (the index grows faster than the thread index)";
       else pattern = "the lanes' addresses are scattered";

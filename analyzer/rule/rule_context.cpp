@@ -199,6 +199,14 @@ SourceSpan RuleContext::span(clang::SourceRange r) const {
 
 std::string RuleContext::text(clang::SourceRange r) const {
   auto cr = clang::CharSourceRange::getTokenRange(sm().getExpansionRange(r).getAsRange());
+  // An expression that is one argument of a macro (`CP_ASYNC_CG(dst, &Q[addr + i], 16)`'s source
+  // operand): the argument as written, not the whole invocation.
+  if (clang::SourceLocation b = r.getBegin(), e = r.getEnd();
+      b.isMacroID() && e.isMacroID() && sm().isMacroArgExpansion(b) && sm().isMacroArgExpansion(e)) {
+    clang::SourceLocation sb = sm().getSpellingLoc(b), se = sm().getSpellingLoc(e);
+    if (sb.isValid() && se.isValid() && sm().getFileID(sb) == sm().getFileID(se) && !sm().isBeforeInTranslationUnit(se, sb))
+      cr = clang::CharSourceRange::getTokenRange(sb, se);
+  }
   std::string t = clang::Lexer::getSourceText(cr, sm(), ctx_.getLangOpts()).str();
   std::replace(t.begin(), t.end(), '\n', ' ');
   // Collapse runs of spaces (a CRLF file's carriage returns and tabs are spaces too).
