@@ -16,6 +16,21 @@
 namespace gpuopt {
 
 namespace {
+// The size of an element of the array or pointer an access is into, as declared (`float* c`: 4),
+// 0 when not known. An access of another width (`FLOAT4(c[i])`, inline PTX) counts its stride in
+// bytes: "4 elements apart" would be float4s of a float array.
+int64_t declaredElementSize(const Access& a) {
+  const auto* dd = llvm::dyn_cast_or_null<clang::DeclaratorDecl>(a.base);
+  if (!dd) return static_cast<int64_t>(a.elemSize);  // a member or a loaded pointer: the access's own type
+  auto& ctx = dd->getASTContext();
+  clang::QualType el = dd->getType();
+  if (const auto* at = ctx.getAsArrayType(el)) el = ctx.getBaseElementType(at);
+  else if (el->isPointerType()) el = el->getPointeeType();
+  else return static_cast<int64_t>(a.elemSize);
+  if (el.isNull() || el->isIncompleteType() || el->isVoidType() || el->isDependentType()) return static_cast<int64_t>(a.elemSize);
+  return ctx.getTypeSizeInChars(el).getQuantity();
+}
+
 struct Cost {
   const Access* a = nullptr;
   unsigned sectors = 0, ideal = 0, lanes = 0, warp = 0;
@@ -341,7 +356,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
                                 : fmt::format("adjacent threads are {} x '{}' elements apart", perBlock, a.strideSym);
       else if (symbolicStride && constStride) pattern = fmt::format("adjacent threads are {} {} apart", sd.text(a.strideSym), sd.bytes ? "bytes" : "elements");
       else if (symbolicStride) pattern = fmt::format("adjacent threads are '{}' elements apart", a.strideSym);
-      else if (constStride && stride % a.elemSize == 0 && a.instruction.empty()) pattern = fmt::format("adjacent threads are {} elements apart", stride / a.elemSize);
+      else if (constStride && stride % a.elemSize == 0 && a.instruction.empty() && declaredElementSize(a) == a.elemSize) pattern = fmt::format("adjacent threads are {} elements apart", stride / a.elemSize);
       else if (constStride) pattern = fmt::format("adjacent threads are {} bytes apart for {}-byte accesses", stride, a.elemSize);
       else if (widening) pattern = "adjacent threads are ever further apart (the index grows faster than the thread index)";
       else pattern = "the lanes' addresses are scattered";
@@ -385,10 +400,37 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
           // gSelect/gInsert, 4 of 4 such notes coalesced at the real launches; a named stride such
           // as 'outCols' or 'ld' is a layout's dimension and stays a note).
           if (a.strideSym.find('[') != std::string::npos) continue;
-          msg += "; each thread touches one element along that stride and nothing else here moves along a row "
-                 "(no loop along it, no other thread axis), so no thread order coalesces it in this kernel";
-          fix = "if callers pass a stride above 1 on a hot path, keep these elements contiguous (their own vector, "
-                "or a transposed copy); for a stride of 1 nothing is lost";
+          // A transpose: the kernel's other side (the load of what is stored here, or the store
+          // of what is loaded) runs along the threads. No order of the threads coalesces both in
+          // global memory; a tile staged in shared memory does (LeetCUDA's mat_transpose, fifth
+          // stop check).
+          const Access* other = nullptr;
+          for (const auto& b : m.accesses()) {
+            if (&b == &a || b.space != MemSpace::Global || !b.known || b.data || b.base == a.base || b.isWrite == a.isWrite ||
+                b.isAtomic || b.elemSize == 0)
+              continue;
+            auto bl = warpLanes(b.mask, c.warp);
+            bool contiguous = bl.size() >= 2;
+            for (size_t k = 1; k < bl.size() && contiguous; ++k)
+              contiguous = b.addr[bl[k]] - b.addr[bl[k - 1]] == static_cast<int64_t>(b.elemSize) * (bl[k] - bl[k - 1]);
+            if (contiguous) {
+              other = &b;
+              break;
+            }
+          }
+          if (other) {
+            msg += fmt::format("; each thread touches one element along that stride, while its {} '{}' runs along the "
+                               "threads: a transpose, which no thread order coalesces on both sides in global memory",
+                               other->isWrite ? "store" : "load", rc.text(other->expr));
+            fix = "stage a tile through shared memory: read it coalesced, __syncthreads(), then write it out along the "
+                  "other dimension (corner turning, as a tiled transpose does), padding the tile by one element "
+                  "against bank conflicts";
+          } else {
+            msg += "; each thread touches one element along that stride and nothing else here moves along a row "
+                   "(no loop along it, no other thread axis), so no thread order coalesces it in this kernel";
+            fix = "if callers pass a stride above 1 on a hot path, keep these elements contiguous (their own vector, "
+                  "or a transposed copy); for a stride of 1 nothing is lost";
+          }
           inherent = true;
         }
       }

@@ -283,7 +283,7 @@ std::string elementName(const Access& a, int64_t byteAddr) {
     while (const auto* at = ctx.getAsArrayType(inner)) inner = at->getElementType();
     int64_t innerSize = inner->isIncompleteType() ? 0 : ctx.getTypeSizeInChars(inner).getQuantity();
     bool member = a.expr && llvm::isa<clang::MemberExpr>(a.expr->IgnoreParenImpCasts());  // a field: not a cast
-    if (a.expr && !member && inner->isScalarType() && a.elemSize && innerSize > 0 &&
+    if (a.expr && !member && a.instruction.empty() && inner->isScalarType() && a.elemSize && innerSize > 0 &&
         static_cast<int64_t>(a.elemSize) != innerSize) {
       clang::QualType used = a.expr->getType().getUnqualifiedType();
       if (used->isArrayType()) used = ctx.getBaseElementType(used);
@@ -326,6 +326,17 @@ std::string elementName(const Access& a, int64_t byteAddr) {
     if (vd->getType()->isConstantArrayType() || !idx.empty()) return name + idx;
   }
   unsigned es = a.elemSize ? a.elemSize : 4;
+  // An access of inline PTX (a 16-byte cp.async into `extern __shared__ half smem[]`): the element
+  // in the units the array is declared in, not in the instruction's width.
+  if (const auto* dd = llvm::dyn_cast_or_null<clang::DeclaratorDecl>(a.base); dd && !a.instruction.empty()) {
+    auto& ctx = dd->getASTContext();
+    clang::QualType el = dd->getType();
+    if (const auto* at = ctx.getAsArrayType(el)) el = ctx.getBaseElementType(at);
+    else if (el->isPointerType()) el = el->getPointeeType();
+    else el = clang::QualType();
+    if (!el.isNull() && !el->isIncompleteType() && !el->isVoidType())
+      if (int64_t sz = ctx.getTypeSizeInChars(el).getQuantity(); sz > 0) es = static_cast<unsigned>(sz);
+  }
   return fmt::format("{}[{}]", name, byteAddr / es);
 }
 
