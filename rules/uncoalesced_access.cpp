@@ -332,6 +332,30 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
           prev = d, any = true;
         }
       }
+      // Lanes in groups of g at consecutive elements, the groups apart (an mma C fragment's store:
+      // lanes 4r..4r+3 write one row's 16 bytes, rows 'N' apart): said as groups, not as if every
+      // pair of adjacent threads were that far apart (LeetCUDA hgemm, fifth stop check).
+      unsigned group = 0;
+      int64_t groupStep = 0;
+      if (!constStride && lanes.size() >= 4) {
+        unsigned run = 1;
+        bool ok = true;
+        for (size_t i = 1; i <= lanes.size() && ok; ++i) {
+          const bool next = i < lanes.size() && lanes[i] == lanes[i - 1] + 1 && m.ty(lanes[i]) == m.ty(lanes[i - 1]) &&
+                            m.tz(lanes[i]) == m.tz(lanes[i - 1]) &&
+                            addrOf(lanes[i]) - addrOf(lanes[i - 1]) == static_cast<int64_t>(a.elemSize);
+          if (next) { ++run; continue; }
+          if (!group) group = run;
+          else if (run != group) ok = false;
+          run = 1;
+        }
+        if (!ok || group < 2 || group >= lanes.size()) group = 0;
+        if (group) {
+          groupStep = addrOf(lanes[group]) - addrOf(lanes[0]);
+          for (size_t i = 2 * group; i < lanes.size() && group; i += group)
+            if (addrOf(lanes[i]) - addrOf(lanes[i - group]) != groupStep) group = 0;
+        }
+      }
       std::string pattern;
       // The parameter's stand-in (4096) scales the index in elements (`a[i * ld]`, `a[i * ld + i]`)
       // or in bytes (a byte stride held in a struct: `(char*)a.data + i * a.strides`, NVIDIA warp's
@@ -351,7 +375,16 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       }
       SymbolicDistance sd;
       if (symbolicStride && constStride) sd = symbolicDistance(stride, a.elemSize);
-      if (gridStandIn > 0)
+      const std::string groups = group ? fmt::format("groups of {} adjacent threads access {} contiguous bytes, ", group,
+                                                     group * a.elemSize)
+                                       : std::string();
+      if (group && symbolicStride && !constStride)
+        pattern = fmt::format("{}the groups '{}' elements apart", groups, a.strideSym);
+      else if (group && !a.strideSym.empty())
+        pattern = fmt::format("{}each group a step of '{}' from the last", groups, a.strideSym);
+      else if (group)
+        pattern = fmt::format("{}the groups {} bytes apart", groups, groupStep);
+      else if (gridStandIn > 0)
         pattern = perBlock == 1 ? fmt::format("adjacent threads are '{}' elements apart", a.strideSym)
                                 : fmt::format("adjacent threads are {} x '{}' elements apart", perBlock, a.strideSym);
       else if (symbolicStride && constStride) pattern = fmt::format("adjacent threads are {} {} apart", sd.text(a.strideSym), sd.bytes ? "bytes" : "elements");
@@ -374,11 +407,15 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       bool member = llvm::isa<clang::MemberExpr>(a.expr->IgnoreParenImpCasts());
       if (member && constStride && stride > static_cast<int64_t>(a.elemSize))
         fix = "use a structure of arrays (one array per field), or load whole elements with a vector type";
+      else if (group)
+        fix = fmt::format("let each group of lanes cover whole 32-byte sectors (more lanes or wider accesses along the "
+                          "contiguous dimension, {} bytes per group today), or stage the tile through shared memory and "
+                          "write it out in full rows", group * a.elemSize);
       else
         fix = "let threadIdx.x index the contiguous dimension (swap the index roles), or load tiles coalesced into "
               "shared memory and read them transposed there (corner turning)";
       if (symbolicStride) {
-        const bool plain = !constStride || (sd.factor == 1 && sd.extra == 0);
+        const bool plain = !group && (!constStride || (sd.factor == 1 && sd.extra == 0));
         if (plain && sd.bytes)
           msg += fmt::format(" (counted for '{0}' >= {1}, a value known only at run time; for '{0}' = {2}, the "
                              "element size, the access is coalesced)", a.strideSym, 8 * a.elemSize, a.elemSize);
