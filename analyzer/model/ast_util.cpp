@@ -472,11 +472,9 @@ void describeAsmAccess(const std::string& ins, const std::string& operands, AsmM
   } else {
     if (!type) return;
     r.bytes = type * vec;
-    r.read = op == "ld" || op == "ldu" || op == "atom" || op == "red";
-    r.write = op == "st" || op == "atom" || op == "red";
-    r.read = r.read && op != "red";
-    r.atomic = op == "atom" || op == "red";
-    if (r.atomic) r.read = r.write = true;
+    r.atomic = op == "atom" || op == "red";  // read and write the word
+    r.read = op == "ld" || op == "ldu" || r.atomic;
+    r.write = op == "st" || r.atomic;
   }
   r.modelled = true;
 }
