@@ -16,20 +16,6 @@
 namespace gpuopt {
 
 namespace {
-// The size of an element of the array or pointer an access is into, as declared (`float* c`: 4),
-// 0 when not known. An access of another width (`FLOAT4(c[i])`, inline PTX) counts its stride in
-// bytes: "4 elements apart" would be float4s of a float array.
-int64_t declaredElementSize(const Access& a) {
-  const auto* dd = llvm::dyn_cast_or_null<clang::DeclaratorDecl>(a.base);
-  if (!dd) return static_cast<int64_t>(a.elemSize);  // a member or a loaded pointer: the access's own type
-  auto& ctx = dd->getASTContext();
-  clang::QualType el = dd->getType();
-  if (const auto* at = ctx.getAsArrayType(el)) el = ctx.getBaseElementType(at);
-  else if (el->isPointerType()) el = el->getPointeeType();
-  else return static_cast<int64_t>(a.elemSize);
-  if (el.isNull() || el->isIncompleteType() || el->isVoidType() || el->isDependentType()) return static_cast<int64_t>(a.elemSize);
-  return ctx.getTypeSizeInChars(el).getQuantity();
-}
 
 struct Cost {
   const Access* a = nullptr;

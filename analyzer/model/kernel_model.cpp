@@ -328,16 +328,21 @@ std::string elementName(const Access& a, int64_t byteAddr) {
   unsigned es = a.elemSize ? a.elemSize : 4;
   // An access of inline PTX (a 16-byte cp.async into `extern __shared__ half smem[]`): the element
   // in the units the array is declared in, not in the instruction's width.
-  if (const auto* dd = llvm::dyn_cast_or_null<clang::DeclaratorDecl>(a.base); dd && !a.instruction.empty()) {
-    auto& ctx = dd->getASTContext();
-    clang::QualType el = dd->getType();
-    if (const auto* at = ctx.getAsArrayType(el)) el = ctx.getBaseElementType(at);
-    else if (el->isPointerType()) el = el->getPointeeType();
-    else el = clang::QualType();
-    if (!el.isNull() && !el->isIncompleteType() && !el->isVoidType())
-      if (int64_t sz = ctx.getTypeSizeInChars(el).getQuantity(); sz > 0) es = static_cast<unsigned>(sz);
-  }
+  if (!a.instruction.empty())
+    if (int64_t sz = declaredElementSize(a); sz > 0) es = static_cast<unsigned>(sz);
   return fmt::format("{}[{}]", name, byteAddr / es);
+}
+
+int64_t declaredElementSize(const Access& a) {
+  const auto* dd = llvm::dyn_cast_or_null<clang::DeclaratorDecl>(a.base);
+  if (!dd) return static_cast<int64_t>(a.elemSize);
+  auto& ctx = dd->getASTContext();
+  clang::QualType el = dd->getType();
+  if (const auto* at = ctx.getAsArrayType(el)) el = ctx.getBaseElementType(at);
+  else if (el->isPointerType()) el = el->getPointeeType();
+  else return static_cast<int64_t>(a.elemSize);
+  if (el.isNull() || el->isIncompleteType() || el->isVoidType() || el->isDependentType()) return static_cast<int64_t>(a.elemSize);
+  return ctx.getTypeSizeInChars(el).getQuantity();
 }
 
 }  // namespace gpuopt

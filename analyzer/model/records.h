@@ -137,5 +137,10 @@ struct Barrier {
 
 // Describes an element of an array in C syntax from a byte offset: "tile[3][4]" or "arr[7]".
 std::string elementName(const Access& a, int64_t byteAddr);
+// The size of an element of the array or pointer the access is into, as declared (`float* c`: 4;
+// `half smem[]`: 2); the access's own size when the base is not a declared array or pointer (a
+// member, a loaded pointer) or its element type is not known. An access of another width
+// (`FLOAT4(c[i])`, a 16-byte cp.async) differs from it.
+int64_t declaredElementSize(const Access& a);
 
 }  // namespace gpuopt
