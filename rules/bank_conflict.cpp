@@ -166,9 +166,12 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   for (const auto& a : m.accesses()) {
     if (a.space != MemSpace::Shared || !a.known || a.data || !a.strideSym.empty() || a.isAtomic) continue;
     // An address that depends on a value known only at run time (a seed hashed into the index, a
-    // size): the banks the lanes hit are those of the stand-in value, not known.
-    if (a.paramAddr) continue;
+    // size scaling the lane): the banks the lanes hit are those of the stand-in value, not known.
+    // Unless the value is only an offset every lane shares (`S = &sram[3 * Bc * d]; S[Bc * tx + y]`)
+    // and the access is of whole words: the offset moves every lane's bank alike, so how many
+    // lanes meet in one bank is the code's, whichever bank that is.
     if (a.elemSize == 0 || a.elemSize > 16) continue;
+    if (a.paramAddr && (a.paramLanes || a.elemSize < 4)) continue;
     if (!rc.inLintedFile(a.expr->getBeginLoc())) continue;
     // All fields of a record of at most 16 bytes written or read together (v.x, v.y, v.z, v.w):
     // the compiler emits one vector access, served in conflict-free quarter- or half-warp phases.
@@ -191,9 +194,14 @@ void BankConflictRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     const Conflict& c = worst[e];
     if (c.ways < minWays) continue;
     const Access& a = *c.a;
-    std::string msg = fmt::format("{}-way bank conflict on shared {} '{}': {} of a warp hit bank {} at {} different "
+    // Under an offset known only at run time the bank is not known, only that the lanes share one.
+    const std::string bank = a.paramAddr ? std::string("one bank") : fmt::format("bank {}", c.bank);
+    std::string msg = fmt::format("{}-way bank conflict on shared {} '{}': {} of a warp hit {} at {} different "
                                   "addresses, so the access is replayed {} times",
-                                  c.ways, accessKind(a), rc.text(a.expr), laneList(c.lanes), c.bank, c.ways, c.ways);
+                                  c.ways, accessKind(a), rc.text(a.expr), laneList(c.lanes), bank, c.ways, c.ways);
+    if (a.paramAddr)
+      msg += fmt::format(" (the array offset depends on {}, known only at run time; it moves every lane's bank alike)",
+                         a.paramSrc ? "'" + a.paramSrc->getNameAsString() + "'" : std::string("a value"));
     msg += atContext(a.context);
     if (m.blockAssumed()) msg += "; assuming " + m.blockDescription();
     Diagnostic d = rc.make(kInfo, rc.span(e), msg);

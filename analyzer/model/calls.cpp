@@ -314,6 +314,7 @@ Value Builder::evalCall(const clang::CallExpr* ce) {
     };
     if (r.known) {
       pick(v[0].v, v[1].v, r.v);
+      if (r.param && varying(r)) r.paramLanes = true;  // `min(tid, n)`: where threads stop differing is n's
       if (r.block && hasAlts(v[0]) && hasAlts(v[1]))
         for (int k = 0; k < 3; ++k) pick(altOf(v[0], k), altOf(v[1], k), r.alt[k]);
     } else {

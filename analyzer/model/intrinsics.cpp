@@ -89,6 +89,7 @@ Value Builder::voted(const std::string& name, const Value& pred) const {
   r.data = pred.data;
   r.symbolic = pred.symbolic;
   r.param = pred.param;
+  r.paramLanes = pred.param;
   r.block = pred.block;  // another vote in another block (no alternatives: not known there)
   const bool ballot = name == "__ballot_sync", any = name == "__any_sync";
   if (pred.known && !pred.block) {

@@ -293,6 +293,7 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   a.dataValues = lv.ptr.values;
   if (!a.known) a.addrTag = lv.ptr.tag, a.stepBound = lv.ptr.stepBound, a.addrBase = lv.ptr.affBase, a.addrOff = lv.ptr.affOff;
   a.paramAddr = lv.ptr.param;
+  a.paramLanes = lv.ptr.paramLanes;
   a.launchArg = lv.ptr.launchArg;
   a.paramSrc = lv.ptr.paramSrc;
   a.failureGuard = failureGuards_ > 0;

@@ -238,6 +238,14 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
   if (!apply(op, a, b, type->isUnsignedIntegerOrEnumerationType(), compareUnsigned, r)) return r;
   if (clang::BinaryOperator::isComparisonOp(op) || clang::BinaryOperator::isLogicalOp(op)) r.strideSym.clear();
   else normalize(r, type);
+  // Does the stand-in now shape how threads differ? Not through + and -, nor through scaling by a
+  // constant the code gives (`(tid + n) * 4`): through anything else that mixes it with a
+  // thread-varying value (`tid * n`, `(tid + seed) % 64`, `tid < n`).
+  if (!r.paramLanes && (a.param || b.param) && varying(r) && op != BO::BO_Add && op != BO::BO_Sub) {
+    auto givenConstant = [&](const Value& x) { return x.known && !x.param && !varying(x); };
+    const bool scaled = (op == BO::BO_Mul && (givenConstant(a) || givenConstant(b))) || (op == BO::BO_Shl && givenConstant(b));
+    r.paramLanes = !scaled;
+  }
   return r;
 }
 
@@ -527,6 +535,8 @@ Value Builder::evalConditional(const clang::AbstractConditionalOperator* co) {
   r.known = c.known && (a.known || std::find(tm.begin(), tm.end(), 1) == tm.end()) &&
             (b.known || std::find(fm.begin(), fm.end(), 1) == fm.end());
   for (unsigned t = 0; t < N_; ++t) r.v[t] = (c.known && c.v[t]) ? a.v[t] : b.v[t];
+  // Threads that take different arms, or a choice made on a stand-in: how they differ depends on it.
+  if (r.param && varying(r) && (c.param || !c.known || varying(c))) r.paramLanes = true;
   // Other blocks' values: each thread's arm there, when every thread takes the same arm in every
   // block (else not known).
   r.block = r.block || c.block;

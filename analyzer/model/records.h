@@ -82,6 +82,9 @@ struct Access {
   // The address depends on a kernel parameter's or a uniform load's representative value (one
   // stand-in for a value known only at run time): whether two threads meet there is not decided.
   bool paramAddr = false;
+  // ... and how the lanes' addresses differ depends on that stand-in too (Value::paramLanes); when
+  // clear, the stand-in is an offset all lanes share (`&smem[3 * tile * d] + lane * 32`).
+  bool paramLanes = false;
   const clang::NamedDecl* paramSrc = nullptr;  // the parameter (or uniformly loaded array) it depends on
   // Under a condition only a failed check takes (`if (t[i] != i)`, `if (fabsf(a - b) > tol)` on
   // data): verification code that runs rarely, not the kernel's work.

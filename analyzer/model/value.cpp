@@ -1,6 +1,7 @@
 #include "analyzer/model/value.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace gpuopt {
 
@@ -57,6 +58,7 @@ void LaneDomain::mergeFlags(Value& r, const Value& a, const Value& b) {
   r.data = a.data || b.data;
   r.symbolic = a.symbolic || b.symbolic;
   r.param = a.param || b.param;
+  r.paramLanes = a.paramLanes || b.paramLanes;
   r.launchArg = a.launchArg || b.launchArg;
   r.paramSrc = a.paramSrc ? a.paramSrc : b.paramSrc;
   r.block = a.block || b.block;
@@ -99,6 +101,10 @@ void LaneDomain::assignMasked(Value& dst, const Value& src) const {
   dst.data = dst.data || src.data;
   dst.symbolic = dst.symbolic || src.symbolic;
   dst.param = dst.param || src.param;
+  // Some threads keep their old value, the others take a stand-in's (`if (tid < 16) off = n;`):
+  // how they differ depends on it.
+  dst.paramLanes = dst.paramLanes || src.paramLanes ||
+                   ((dst.param || src.param) && src.known && std::adjacent_find(dst.v.begin(), dst.v.end(), std::not_equal_to<>()) != dst.v.end());
   dst.launchArg = dst.launchArg || src.launchArg;
   if (src.paramSrc) dst.paramSrc = src.paramSrc;
   dst.block = dst.block || src.block;

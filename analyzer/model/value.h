@@ -33,6 +33,10 @@ struct Value {
   bool data = false;        // derived from a per-thread memory load (data-dependent)
   bool symbolic = false;    // depends on a uniform symbol's representative value
   bool param = false;       // ... of a kernel parameter or a uniform load (blockIdx/gridDim: symbolic only)
+  // The stand-in shapes how threads' values differ, not only an offset every thread shares
+  // (`tid * n`, `(tid + seed) % 64`, `min(tid, n)`): with `param` and this clear, the distance
+  // between any two threads' values is what the code gives for every value of the parameter.
+  bool paramLanes = false;
   // Computed from a parameter whose value every launch gives (LaunchIndex::argumentConstant):
   // known here, but a run-time value for the compiler (no unrolling, no constant index).
   bool launchArg = false;

@@ -549,6 +549,7 @@ void Builder::walkLoop(const clang::Stmt* s, const clang::Expr* cond, const clan
           if (x.known) x.symbolic = true;
           if (x.known && cappedOnStandIn && !x.param) {
             x.param = true, x.paramSrc = vd;
+            x.paramLanes = x.paramLanes || varying(x);
             if (!x.isPtr && vd->getType()->isIntegralOrEnumerationType() && !varying(x) &&
                 ctx_.getTypeSize(vd->getType()) >= 32)
               std::fill(x.v.begin(), x.v.end(), kParamRep);
