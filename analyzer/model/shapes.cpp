@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 
 namespace gpuopt {
 
@@ -104,6 +105,50 @@ std::string figures(const Diagnostic& d) {
   return "other counts";
 }
 
+// "8" or "2 to 8": the range of one figure over the shapes that give a finding.
+std::string range(double lo, double hi, const char* spec = "{:g}") {
+  std::string a = fmt::format(fmt::runtime(spec), lo), b = fmt::format(fmt::runtime(spec), hi);
+  return a == b ? a : a + " to " + b;
+}
+
+// The headline figure of a finding whose count changes with the guessed shape, said as the range
+// over the shapes tried ("a warp touches 16 to 32 sectors for 4 useful", "2- to 8-way bank
+// conflict ... replayed 2 to 8 times"): no count the guess decides is stated as the code's.
+void rangeHeadline(std::string& msg, const std::vector<const Diagnostic*>& found) {
+  auto span = [&](const char* k, double& lo, double& hi) {
+    bool any = false;
+    for (const Diagnostic* d : found)
+      if (auto it = d->predicted.find(k); it != d->predicted.end()) {
+        lo = any ? std::min(lo, it->second) : it->second;
+        hi = any ? std::max(hi, it->second) : it->second;
+        any = true;
+      }
+    return any;
+  };
+  double lo = 0, hi = 0;
+  if (span("ways", lo, hi) && lo != hi) {
+    static const std::regex ways(R"(^(possible )?(\d+)-way bank conflict)"), replays(R"(replayed (\d+) times)");
+    msg = std::regex_replace(msg, ways, fmt::format("$01{}-way bank conflict", lo == hi ? fmt::format("{:g}", lo) : fmt::format("{:g}- to {:g}", lo, hi)),
+                             std::regex_constants::format_first_only);
+    msg = std::regex_replace(msg, replays, fmt::format("replayed {} times", range(lo, hi)), std::regex_constants::format_first_only);
+  }
+  double slo = 0, shi = 0, ulo = 0, uhi = 0;
+  if (span("sectors", slo, shi) && span("usefulSectors", ulo, uhi) && (slo != shi || ulo != uhi)) {
+    double elo = 100, ehi = 0;
+    for (const Diagnostic* d : found) {
+      auto s = d->predicted.find("sectors"), u = d->predicted.find("usefulSectors");
+      if (s == d->predicted.end() || u == d->predicted.end() || s->second <= 0) continue;
+      const double e = 100.0 * u->second / s->second;
+      elo = std::min(elo, e), ehi = std::max(ehi, e);
+    }
+    static const std::regex sectors(R"(touches (up to )?(\d+) sectors for (\d+) useful \(([\d.]+)% efficiency\))");
+    msg = std::regex_replace(msg, sectors,
+                             fmt::format("touches $01{} sectors for {} useful ({}% efficiency, by block shape)", range(slo, shi),
+                                         range(ulo, uhi), range(elo, ehi, "{:.1f}")),
+                             std::regex_constants::format_first_only);
+  }
+}
+
 std::string without(std::string msg, const std::string& part) {
   if (part.empty()) return msg;
   size_t p = msg.find(part);
@@ -170,10 +215,13 @@ std::vector<Diagnostic> mergeShapeRuns(const std::vector<ShapeRun>& runs, unsign
         // Found with every shape, but its figures (ways, sectors, lanes) change with it: the
         // message's count is the first shape's, so each shape's is said beside it.
         std::string counts = fmt::format("{} with a {} block", figures(d), runs[0].shape.name());
+        std::vector<const Diagnostic*> found{&d};
         for (size_t i = 1; i < runs.size(); ++i) {
           auto it = byKey[i].find(k);
           if (it != byKey[i].end()) counts += fmt::format(", {} with a {} block", figures(*it->second), runs[i].shape.name());
+          if (it != byKey[i].end()) found.push_back(it->second);
         }
+        rangeHeadline(m.message, found);
         text = fmt::format("; the block shape is not known ({}; {}): the count depends on it ({})", why, hint, counts);
       }
       if (!text.empty()) insertBeforeTag(m.message, text);

@@ -89,3 +89,48 @@ TEST(Shapes, FindingsThatDependOnTheGuessAreQualifiedOrDropped) {
   auto d = shapeRun(16, 16, {});
   EXPECT_TRUE(mergeShapeRuns({c, d}, 2, "why", "k").empty());
 }
+
+// A count the guessed shape decides is never the headline's alone: the headline says the range
+// over the shapes tried (issue 26; LeetCUDA's transpose, fifth stop check: 32 sectors for 4 useful
+// with 32x8, 16 with 16x16, and the launch it really gets is 16x16).
+TEST(Shapes, HeadlineCountIsTheRangeOverTheShapesTried) {
+  auto run = [](unsigned x, unsigned y, double sectors, double ways) {
+    ShapeRun r;
+    r.shape = {x, y, 1};
+    r.assumption = fmt::format("; assuming a {} block", r.shape.name());
+    Diagnostic u;
+    u.ruleId = "uncoalesced-access";
+    u.severity = Severity::Warning;
+    u.span.begin.file = "k.cu";
+    u.span.begin.line = 3;
+    u.message = fmt::format("uncoalesced global load 'x[c * n + r]': a warp touches {} sectors for 4 useful ({:.1f}% "
+                            "efficiency); adjacent threads are 'n' elements apart{} [measured on H100: ...]",
+                            sectors, 400.0 / sectors, r.assumption);
+    u.predicted = {{"sectors", sectors}, {"usefulSectors", 4}};
+    Diagnostic b;
+    b.ruleId = "bank-conflict";
+    b.severity = Severity::Warning;
+    b.span.begin.file = "k.cu";
+    b.span.begin.line = 7;
+    b.message = fmt::format("{}-way bank conflict on shared load 't[r][c]': lanes 0, 1 of a warp hit bank 0 at {} "
+                            "different addresses, so the access is replayed {} times{}",
+                            ways, ways, ways, r.assumption);
+    b.predicted = {{"ways", ways}};
+    r.diags = {u, b};
+    return r;
+  };
+  auto merged = mergeShapeRuns({run(32, 8, 32, 16), run(16, 16, 16, 8)}, 2, "no launch of 't' in this file", "t");
+  ASSERT_EQ(merged.size(), 2u);
+  const Diagnostic& u = merged[0].ruleId == "uncoalesced-access" ? merged[0] : merged[1];
+  const Diagnostic& b = merged[0].ruleId == "bank-conflict" ? merged[0] : merged[1];
+  EXPECT_NE(u.message.find("a warp touches 16 to 32 sectors for 4 useful (12.5 to 25.0% efficiency, by block shape)"),
+            std::string::npos) << u.message;
+  EXPECT_NE(u.message.find("the count depends on it (32 sectors for 4 useful with a 32x8 block, 16 sectors for 4 useful "
+                           "with a 16x16 block)"),
+            std::string::npos) << u.message;
+  EXPECT_EQ(b.message.rfind("8- to 16-way bank conflict", 0), 0u) << b.message;
+  EXPECT_NE(b.message.find("replayed 8 to 16 times"), std::string::npos) << b.message;
+  // The same count with every shape: said as it is.
+  auto same = mergeShapeRuns({run(32, 8, 32, 8), run(16, 16, 32, 8)}, 2, "why", "t");
+  for (const auto& d : same) EXPECT_EQ(d.message.find(" to "), std::string::npos) << d.message;
+}
