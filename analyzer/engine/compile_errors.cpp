@@ -566,6 +566,15 @@ const char* const kNvccReadWithTemplateKeyword =
     "it (C's definition declares f a member template), Clang and GCC need `C<T>::template f<N>(x)`; gpuopt-lint "
     "read it here as nvcc does, so the code around it is analysed";
 
+const char* const kNvccAcceptsTemplateTemplateArgument =
+    "a class template with non-type (or more) parameters given for a template template parameter that takes only "
+    "types (`template <class...> class M` given `table<class K, class V, int B>`): nvcc's front end (EDG) accepts "
+    "it, and nvcc compiles the file where the host code it generates spells the specialization out (a typedef of "
+    "a type list; its host compiler rejects the same use in an alias or a call); Clang rejects it and drops what "
+    "depends on it, so gpuopt-lint cannot analyse the code this instantiates; a parameter list that matches the "
+    "template's (`template <class, class, auto...> class M`) or passing the specialization as a type compiles "
+    "with all of them";
+
 const char* const kNvccAcceptsNonLiteralInConstexpr =
     "a variable of non-literal type in a constexpr function template: nvcc (and GCC) accept it in a template, "
     "Clang rejects it before C++23 and drops the function, so gpuopt-lint cannot analyse it or what calls it; with "

@@ -88,6 +88,7 @@ extern const char* const kNvccAcceptsOwnParameters;
 extern const char* const kNvccAcceptsMissingTemplateKeyword;
 extern const char* const kNvccReadWithTemplateKeyword;
 extern const char* const kNvccAcceptsNonLiteralInConstexpr;
+extern const char* const kNvccAcceptsTemplateTemplateArgument;
 extern const char* const kNvccAcceptsThisInConstantExpression;
 // Whether nvcc accepts the error at `loc` (an expansion location) that Clang gives: a variable of
 // non-literal type in a constexpr function (`nonLiteral`: EDG and GCC accept it inside a templated

@@ -4,6 +4,9 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <map>
+
+#include <llvm/Support/Path.h>
 #include <cstdlib>
 #include <functional>
 #include <fmt/format.h>
@@ -597,6 +600,17 @@ class LintConsumer : public clang::ASTConsumer {
         }
       }
     }
+    // Errors Clang gives after rejecting a template template argument nvcc accepts, that nothing
+    // above explains: they may follow from the declaration it dropped (RawError::followsDropped).
+    unsigned dropped = 0;
+    for (auto& e : errs_.errors) {
+      if (e.templateTemplateArgument && e.loc.isValid()) {
+        if (!dropped) dropped = sm.getExpansionLineNumber(e.loc);
+      } else if (dropped && !e.nvccAccepts && !e.includedAnyway && e.loc.isValid()) {
+        e.followsDropped = dropped;
+        e.nvccAccepts = true;
+      }
+    }
     // The #include lines of headers Clang entered although they were not found as written.
     std::set<std::pair<clang::FileID, unsigned>> enteredAnyway;
     for (const auto& e : errs_.errors)
@@ -607,6 +621,7 @@ class LintConsumer : public clang::ASTConsumer {
         if (enteredAnyway.count({sm.getFileID(inc), sm.getExpansionLineNumber(inc)})) return true;
       return false;
     };
+    std::map<unsigned, std::vector<std::string>> followers;  // a rejected template template argument's line -> later errors' lines
     for (size_t ei = 0; ei < errs_.errors.size(); ++ei) {
       const auto& e = errs_.errors[ei];
       // nvcc stops at a header it does not find; what Clang found inside it anyway is no error of nvcc's.
@@ -618,6 +633,16 @@ class LintConsumer : public clang::ASTConsumer {
       const bool nvccWarning = e.message == "initialization is not supported for __shared__ variables" &&
                                e.loc.isValid() && nvccOnlyWarnsAtSharedInit(rc.ast(), e.loc);
       if (nvccWarning || e.nvccAccepts) --out_.rawErrors;
+      // What follows a template template argument Clang rejected and nvcc accepts: counted in
+      // that finding, not a finding of its own each (RawError::followsDropped).
+      if (e.followsDropped) {
+        if (e.loc.isValid())
+          followers[e.followsDropped].push_back(
+              sm.getFileID(e.loc) == sm.getMainFileID()
+                  ? std::to_string(sm.getExpansionLineNumber(e.loc))
+                  : fmt::format("{}:{}", llvm::sys::path::filename(sm.getFilename(e.loc)).str(), sm.getExpansionLineNumber(e.loc)));
+        continue;
+      }
       else out_.errorTexts.push_back(e.where + "error: " + e.message);
       if (e.loc.isInvalid()) continue;
       clang::SourceLocation at = e.loc;
@@ -644,12 +669,18 @@ class LintConsumer : public clang::ASTConsumer {
       if (!lines.insert({span.begin.file, span.begin.line}).second) continue;  // one per line
       CompileError ce;
       ce.span = span;
-      ce.message = origin + (nvccWarning    ? std::string(kNvccWarnsSharedInit)
-                             : e.nvccAccepts ? std::string(e.missingTemplateKeyword     ? kNvccAcceptsMissingTemplateKeyword
-                                                           : e.nonLiteralInConstexpr    ? kNvccAcceptsNonLiteralInConstexpr
-                                                           : e.thisInConstantExpression ? kNvccAcceptsThisInConstantExpression
-                                                                                        : kNvccAcceptsOwnParameters)
-                                             : e.message + compileErrorHint(e.message));
+      const std::string accepted =
+          !e.nvccAccepts                ? std::string()
+          : e.missingTemplateKeyword    ? std::string(kNvccAcceptsMissingTemplateKeyword)
+          : e.nonLiteralInConstexpr     ? std::string(kNvccAcceptsNonLiteralInConstexpr)
+          : e.thisInConstantExpression  ? std::string(kNvccAcceptsThisInConstantExpression)
+          : e.templateTemplateArgument  ? std::string(kNvccAcceptsTemplateTemplateArgument)
+          : e.followsDropped            ? fmt::format("Clang's error '{}' comes after its rejection of the template template "
+                                                      "argument at line {}, which nvcc accepts: it may follow from what "
+                                                      "Clang dropped there, so it is not counted as an error",
+                                                      e.message, e.followsDropped)
+                                        : std::string(kNvccAcceptsOwnParameters);
+      ce.message = origin + (nvccWarning ? std::string(kNvccWarnsSharedInit) : e.nvccAccepts ? accepted : e.message + compileErrorHint(e.message));
       ce.nvccWarning = nvccWarning;
       ce.nvccAccepts = e.nvccAccepts;
       ce.templateKeyword = e.nvccAccepts && e.missingTemplateKeyword;
@@ -658,6 +689,23 @@ class LintConsumer : public clang::ASTConsumer {
       if (direct && !nvccWarning && !e.nvccAccepts) ++out_.errorsInTarget;
       out_.errors.push_back(std::move(ce));
       errorLocs_.push_back(direct ? e.loc : clang::SourceLocation());
+    }
+    for (size_t i = 0; i < out_.errors.size(); ++i) {
+      CompileError& ce = out_.errors[i];
+      auto it = followers.find(ce.span.begin.line);
+      if (!ce.nvccAccepts || it == followers.end() || ce.message.find(kNvccAcceptsTemplateTemplateArgument) == std::string::npos)
+        continue;
+      std::vector<std::string> at;
+      for (const std::string& l : it->second)
+        if (std::find(at.begin(), at.end(), l) == at.end()) at.push_back(l);
+      std::string lines;
+      for (size_t k = 0; k < at.size() && k < 6; ++k) lines += (k ? ", " : "") + at[k];
+      if (at.size() > 6) lines += ", ...";
+      ce.message += fmt::format("; Clang's {} error{} after it (line{} {}) may follow from what it dropped, so {} not "
+                                "counted as errors",
+                                it->second.size(), it->second.size() == 1 ? "" : "s", at.size() == 1 ? "" : "s", lines,
+                                it->second.size() == 1 ? "it is" : "they are");
+      followers.erase(it);
     }
     // APIs nvcc 13 rejects that the parse still declares (texture references, __shfl_down): a
     // compile-error finding each, not a Clang error (the kernels using them are analysed).

@@ -60,6 +60,16 @@ struct RawError {
   // expression (Clang's note: use of 'this' pointer ...; EDG and GCC accept it for a static member).
   bool nonLiteralInConstexpr = false;
   bool thisInConstantExpression = false;
+  // A class template whose parameters are not all types given for `template <class...> class M`
+  // (err_template_arg_template_params_mismatch, or Clang 22's error at the parameter's pack with
+  // note_template_arg_template_params_mismatch): EDG accepts it (BGHT's test type lists), Clang
+  // and GCC do not; whether nvcc compiles the file depends on the host code it generates there, so
+  // the place is a note (nvccAccepts), never a compile error nvcc may not give.
+  bool templateTemplateArgument = false;
+  // Emitted after such an error: Clang dropped the declaration nvcc keeps (an alias of a type
+  // list), and what uses it fails after it (`expected unqualified-id`, an undeclared name, the
+  // test fixtures instantiated from it): the line of the first such error (else 0), said as a note.
+  unsigned followsDropped = 0;
   // A header that is not found as written, which Clang includes anyway (found with quotes, or
   // under a near name): nvcc stops there, so the errors inside it are not nvcc's.
   bool includedAnyway = false;
@@ -85,6 +95,11 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     }
     if (level == clang::DiagnosticsEngine::Note && !errors.empty() && info.getID() == clang::diag::note_constexpr_this)
       errors.back().thisInConstantExpression = true;
+    // Clang 22 says it at the pack of the template template parameter ("template argument for
+    // non-type template parameter must be an expression") with this note at the argument.
+    if (level == clang::DiagnosticsEngine::Note && !errors.empty() &&
+        info.getID() == clang::diag::note_template_arg_template_params_mismatch)
+      errors.back().templateTemplateArgument = errors.back().nvccAccepts = true;
     if (level < clang::DiagnosticsEngine::Error) return;
     info.FormatDiagnostic(msg);
     RawError e;
@@ -97,7 +112,8 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     // nvccFindsMemberTemplate); Clang gives up on the instantiation, which keeps no body.
     e.missingTemplateKeyword = info.getID() == clang::diag::err_template_kw_missing;
     e.unresolvedOverload = info.getID() == clang::diag::err_ovl_unresolvable;
-    e.nvccAccepts = e.missingTemplateKeyword || namesItsOwnParameters(info);
+    e.templateTemplateArgument = info.getID() == clang::diag::err_template_arg_template_params_mismatch;
+    e.nvccAccepts = e.missingTemplateKeyword || e.templateTemplateArgument || namesItsOwnParameters(info);
     e.nonLiteralInConstexpr = info.getID() == clang::diag::err_constexpr_local_var_non_literal_type;
     e.includedAnyway = info.getID() == clang::diag::err_pp_file_not_found_angled_include_not_fatal ||
                        info.getID() == clang::diag::err_pp_file_not_found_typo_not_fatal;
