@@ -474,6 +474,23 @@ std::set<const clang::FunctionDecl*> deviceCodeOf(clang::ASTContext& ctx) {
 
 // Calls from the kernels (and the device functions they reach) to __device__ functions with no
 // definition here: ptxas's "Unresolved extern function" without relocatable device code.
+// A definition Clang dropped as an overload by target of this `__host__ __device__` function (the
+// same name and type, no device attribute, invalid): nvcc takes it as this function's definition
+// (benign_diagnostics.h, err_cuda_ovl_target).
+bool hasDroppedHostDefinition(const clang::FunctionDecl* fd) {
+  const clang::FunctionDecl* primary = fd;
+  if (const auto* t = fd->getPrimaryTemplate()) primary = t->getTemplatedDecl();
+  else if (const auto* p = fd->getTemplateInstantiationPattern()) primary = p;
+  const clang::DeclContext* dc = primary->getDeclContext()->getRedeclContext();
+  for (const clang::Decl* d : dc->decls()) {
+    const auto* other = llvm::dyn_cast<clang::FunctionDecl>(d);
+    if (const auto* ft = llvm::dyn_cast<clang::FunctionTemplateDecl>(d)) other = ft->getTemplatedDecl();
+    if (!other || other == primary || !other->isInvalidDecl() || !other->doesThisDeclarationHaveABody()) continue;
+    if (other->getDeclName() == primary->getDeclName() && !other->hasAttr<clang::CUDADeviceAttr>()) return true;
+  }
+  return false;
+}
+
 struct UndefinedDeviceCalls : clang::RecursiveASTVisitor<UndefinedDeviceCalls> {
   RemovedApiFinder& out;
   std::set<const clang::FunctionDecl*> seen;
@@ -507,6 +524,7 @@ struct UndefinedDeviceCalls : clang::RecursiveASTVisitor<UndefinedDeviceCalls> {
           continue;
         }
         if (const auto* pattern = fd->getTemplateInstantiationPattern(); pattern && pattern->isDefined()) continue;
+        if (hasDroppedHostDefinition(fd)) continue;
         auto loc = sm.getExpansionLoc(fd->getLocation());
         if (loc.isInvalid() || sm.isInSystemHeader(loc) || out.fileOf(fd).rfind(out.bundledDir, 0) == 0) continue;
         out.report(call->getBeginLoc(),
