@@ -593,6 +593,39 @@ const char* const kNvccAcceptsTemplateTemplateArgument =
     "template's (`template <class, class, auto...> class M`) or passing the specialization as a type compiles "
     "with all of them";
 
+std::string staticMemberThroughReferenceNote(const StaticThroughReference& r) {
+  return fmt::format(
+      "'{0}.{1}' reads the static data member '{2}::{1}' through the reference '{0}' in a constant expression: "
+      "nvcc (and GCC) accept it, as the object of a static member is not read; Clang rejects it before C++23 "
+      "(P2280), so gpuopt-lint reads the constant as unknown in this function; `{2}::{1}` means the same and "
+      "compiles with both",
+      r.reference, r.member, r.cls);
+}
+
+std::optional<StaticThroughReference> staticMemberThroughReference(clang::ASTContext& ctx, clang::SourceLocation loc) {
+  auto& sm = ctx.getSourceManager();
+  struct Find : clang::RecursiveASTVisitor<Find> {
+    clang::SourceManager& sm;
+    clang::SourceLocation at;
+    std::optional<StaticThroughReference> found;
+    Find(clang::SourceManager& s, clang::SourceLocation l) : sm(s), at(l) {}
+    bool VisitMemberExpr(clang::MemberExpr* m) {
+      const auto* member = llvm::dyn_cast<clang::VarDecl>(m->getMemberDecl());
+      const auto* base = llvm::dyn_cast<clang::DeclRefExpr>(m->getBase()->IgnoreParenImpCasts());
+      if (!member || !member->isStaticDataMember() || !base) return true;
+      const auto* var = llvm::dyn_cast<clang::VarDecl>(base->getDecl());
+      if (var && var->getType()->isReferenceType() && sm.getExpansionLoc(base->getBeginLoc()) == at) {
+        const auto* cls = llvm::dyn_cast<clang::NamedDecl>(member->getDeclContext());
+        found = StaticThroughReference{var->getNameAsString(), member->getNameAsString(),
+                                       cls ? cls->getQualifiedNameAsString() : std::string("T")};
+      }
+      return !found;
+    }
+  } f(sm, loc);
+  f.TraverseAST(ctx);
+  return f.found;
+}
+
 const char* const kNvccAcceptsNonLiteralInConstexpr =
     "a variable of non-literal type in a constexpr function template: nvcc (and GCC) accept it in a template, "
     "Clang rejects it before C++23 and drops the function, so gpuopt-lint cannot analyse it or what calls it; with "

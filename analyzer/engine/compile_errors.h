@@ -6,6 +6,7 @@
 // (texture references, cudaThread*, warp shuffles without a mask).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,6 +90,13 @@ extern const char* const kNvccAcceptsMissingTemplateKeyword;
 extern const char* const kNvccReadWithTemplateKeyword;
 extern const char* const kNvccAcceptsNonLiteralInConstexpr;
 extern const char* const kNvccAcceptsTemplateTemplateArgument;
+struct StaticThroughReference {
+  std::string reference, member, cls;  // `reference.member`, a static member of `cls`
+};
+std::string staticMemberThroughReferenceNote(const StaticThroughReference& r);
+// Whether `loc` (an expansion location) is the object of a static data member read through a
+// reference variable (`lidar.SCALE` with `const Params& lidar`): RawError::staticThroughReference.
+std::optional<StaticThroughReference> staticMemberThroughReference(clang::ASTContext& ctx, clang::SourceLocation loc);
 extern const char* const kNvccAcceptsThisInConstantExpression;
 // Whether nvcc accepts the error at `loc` (an expansion location) that Clang gives: a variable of
 // non-literal type in a constexpr function (`nonLiteral`: EDG and GCC accept it inside a templated

@@ -465,7 +465,7 @@ class LintConsumer : public clang::ASTConsumer {
         if (!g) continue;
         auto b = sm.getExpansionLoc(g->getBeginLoc()), e = sm.getExpansionLoc(g->getEndLoc());
         for (const auto& err : errs_.errors)
-          if (err.loc.isValid() && b.isValid() && e.isValid() && sm.getFileID(err.loc) == sm.getFileID(b) &&
+          if (!err.staticThroughReference && err.loc.isValid() && b.isValid() && e.isValid() && sm.getFileID(err.loc) == sm.getFileID(b) &&
               !sm.isBeforeInTranslationUnit(err.loc, b) && !sm.isBeforeInTranslationUnit(e, err.loc)) {
             bad = true;
             where = err.loc;
@@ -584,6 +584,11 @@ class LintConsumer : public clang::ASTConsumer {
       if (!e.nvccAccepts && (e.nonLiteralInConstexpr || e.thisInConstantExpression) &&
           nvccAcceptsInContext(rc.ast(), e.loc, e.nonLiteralInConstexpr))
         e.nvccAccepts = true;
+      if (!e.nvccAccepts && e.nonConstantAt.isValid())
+        if (auto r = staticMemberThroughReference(rc.ast(), e.nonConstantAt)) {
+          e.nvccAccepts = e.staticThroughReference = true;
+          e.staticThroughReferenceNote = staticMemberThroughReferenceNote(*r);
+        }
       if (e.missingTemplateKeyword || e.unresolvedOverload) {
         // `C<T>::f<N>(x)`: at the pattern (err_template_kw_missing) or at an instantiation, where
         // the comparison it was read as cannot take the member template ("reference to overloaded
@@ -675,6 +680,7 @@ class LintConsumer : public clang::ASTConsumer {
           : e.nonLiteralInConstexpr     ? std::string(kNvccAcceptsNonLiteralInConstexpr)
           : e.thisInConstantExpression  ? std::string(kNvccAcceptsThisInConstantExpression)
           : e.templateTemplateArgument  ? std::string(kNvccAcceptsTemplateTemplateArgument)
+          : e.staticThroughReference    ? e.staticThroughReferenceNote
           : e.followsDropped            ? fmt::format("Clang's error '{}' comes after its rejection of the template template "
                                                       "argument at line {}, which nvcc accepts: it may follow from what "
                                                       "Clang dropped there, so it is not counted as an error",
@@ -688,7 +694,9 @@ class LintConsumer : public clang::ASTConsumer {
       ce.deviceCode = direct && device[ei];
       if (direct && !nvccWarning && !e.nvccAccepts) ++out_.errorsInTarget;
       out_.errors.push_back(std::move(ce));
-      errorLocs_.push_back(direct ? e.loc : clang::SourceLocation());
+      // A constant Clang could not evaluate where nvcc can (a static member through a reference):
+      // the function keeps its body, and the model reads the constant as a value it does not know.
+      errorLocs_.push_back(direct && !e.staticThroughReference ? e.loc : clang::SourceLocation());
     }
     for (size_t i = 0; i < out_.errors.size(); ++i) {
       CompileError& ce = out_.errors[i];

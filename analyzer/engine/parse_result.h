@@ -60,6 +60,15 @@ struct RawError {
   // expression (Clang's note: use of 'this' pointer ...; EDG and GCC accept it for a static member).
   bool nonLiteralInConstexpr = false;
   bool thisInConstantExpression = false;
+  // "constexpr variable must be initialized by a constant expression" with Clang's note "initializer
+  // of 'r' is not a constant expression" at `r` (here): a static data member read through a
+  // reference (`constexpr float k = 1.f / lidar.SCALE;`, `lidar` a `const Params&`): EDG and GCC do
+  // not evaluate the object of a static member; Clang does before C++23's P2280. Decided from the
+  // AST (staticMemberThroughReference); then nvccAccepts.
+  clang::SourceLocation nonConstantAt;
+  bool staticThroughReference = false;
+  std::string staticThroughReferenceNote;
+  bool constexprInit = false;  // err_constexpr_var_requires_const_init
   // A class template whose parameters are not all types given for `template <class...> class M`
   // (err_template_arg_template_params_mismatch, or Clang 22's error at the parameter's pack with
   // note_template_arg_template_params_mismatch): EDG accepts it (BGHT's test type lists), Clang
@@ -95,6 +104,10 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     }
     if (level == clang::DiagnosticsEngine::Note && !errors.empty() && info.getID() == clang::diag::note_constexpr_this)
       errors.back().thisInConstantExpression = true;
+    if (level == clang::DiagnosticsEngine::Note && !errors.empty() && errors.back().constexprInit &&
+        info.getID() == clang::diag::note_constexpr_var_init_non_constant && info.hasSourceManager() &&
+        info.getLocation().isValid() && errors.back().nonConstantAt.isInvalid())
+      errors.back().nonConstantAt = info.getSourceManager().getExpansionLoc(info.getLocation());
     // Clang 22 says it at the pack of the template template parameter ("template argument for
     // non-type template parameter must be an expression") with this note at the argument.
     if (level == clang::DiagnosticsEngine::Note && !errors.empty() &&
@@ -115,6 +128,7 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     e.templateTemplateArgument = info.getID() == clang::diag::err_template_arg_template_params_mismatch;
     e.nvccAccepts = e.missingTemplateKeyword || e.templateTemplateArgument || namesItsOwnParameters(info);
     e.nonLiteralInConstexpr = info.getID() == clang::diag::err_constexpr_local_var_non_literal_type;
+    e.constexprInit = info.getID() == clang::diag::err_constexpr_var_requires_const_init;
     e.includedAnyway = info.getID() == clang::diag::err_pp_file_not_found_angled_include_not_fatal ||
                        info.getID() == clang::diag::err_pp_file_not_found_typo_not_fatal;
     if (info.hasSourceManager() && info.getLocation().isValid()) {
