@@ -270,8 +270,9 @@ struct thread_group {
   __device__ unsigned long long thread_rank() const;
 };
 struct thread_block : thread_group {
-  __device__ dim3 group_index() const;
-  __device__ dim3 thread_index() const;
+  // Static in CUDA 13's cooperative_groups.h: `block.group_index()` is a plain call there.
+  static __device__ dim3 group_index();
+  static __device__ dim3 thread_index();
   __device__ dim3 group_dim() const;
   __device__ dim3 dim_threads() const;
 };

@@ -142,6 +142,8 @@ class Builder : public LaneDomain {
   bool asmAccess(const clang::GCCAsmStmt* as, const AsmMemory& mem, const std::vector<Value>& ins);
   Value blockIndex(int axis) const;
   Value evalMemberOfValue(const clang::MemberExpr* me);
+  // `g.thread_index().x`, `g.group_index().y`, `g.group_dim().z` of a cooperative group, else none.
+  std::optional<Value> groupDimMember(const clang::MemberExpr* me);
   Value evalCast(const clang::CastExpr* ce);
   Value decay(const LVal& lv);
   Value arith(clang::BinaryOperatorKind op, const Value& a, const Value& b, clang::QualType type, const clang::Expr* lhsE, const clang::Expr* rhsE);

@@ -248,13 +248,32 @@ Value Builder::blockIndex(int axis) const {
 }
 
 Value Builder::evalMemberOfValue(const clang::MemberExpr* me) {
+  if (auto v = groupDimMember(me)) return *v;
+  eval(strip(me->getBase()));
+  return unknown();
+}
+
+std::optional<Value> Builder::groupDimMember(const clang::MemberExpr* me) {
   // block.thread_index().x, dim3 members of group calls.
   auto* base = strip(me->getBase());
+  // `block.group_index()`: a member call, or (CUDA 13's cooperative groups, where thread_block's
+  // group_index() and thread_index() are static) a plain call whose callee names the object.
+  const clang::CXXMethodDecl* method = nullptr;
+  const clang::Expr* object = nullptr;
   if (auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(base)) {
-    std::string name = call->getMethodDecl() ? call->getMethodDecl()->getNameAsString() : "";
+    method = call->getMethodDecl();
+    object = call->getImplicitObjectArgument();
+  } else if (auto* call = llvm::dyn_cast<clang::CallExpr>(base)) {
+    if (auto* callee = llvm::dyn_cast<clang::MemberExpr>(call->getCallee()->IgnoreParenImpCasts())) {
+      method = llvm::dyn_cast<clang::CXXMethodDecl>(callee->getMemberDecl());
+      object = callee->getBase();
+    }
+  }
+  if (method && object) {
+    std::string name = method->getNameAsString();
     std::string f = me->getMemberDecl()->getNameAsString();
     int axis = f == "x" ? 0 : f == "y" ? 1 : f == "z" ? 2 : -1;
-    if (axis >= 0 && groupKind(call->getImplicitObjectArgument()->IgnoreImpCasts()->getType()) != GroupKind::None) {
+    if (axis >= 0 && groupKind(object->IgnoreImpCasts()->getType()) != GroupKind::None) {
       if (name == "thread_index") {
         m_.threadAxes_[axis] = true;
         Value v = constant(0);
@@ -265,8 +284,7 @@ Value Builder::evalMemberOfValue(const clang::MemberExpr* me) {
       if (name == "group_index") return blockIndex(axis);
     }
   }
-  eval(base);
-  return unknown();
+  return std::nullopt;
 }
 
 Value Builder::evalCast(const clang::CastExpr* ce) {
@@ -276,6 +294,9 @@ Value Builder::evalCast(const clang::CastExpr* ce) {
     case CK::CK_LValueToRValue: {
       // `c ? x : y` as an lvalue read: the value of the arm each thread takes.
       if (llvm::isa<clang::AbstractConditionalOperator>(strip(sub))) return eval(sub);
+      // `block.group_index().x` read as an xvalue of the returned dim3.
+      if (auto* me = llvm::dyn_cast<clang::MemberExpr>(strip(sub)))
+        if (auto v = groupDimMember(me)) return *v;
       LVal lv = evalLValue(sub);
       if (lv.kind == LVal::Var) return readVar(lv.var);
       if (lv.kind == LVal::Mem) return readMem(lv);
