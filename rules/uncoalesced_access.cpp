@@ -423,6 +423,11 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
           // gSelect/gInsert, 4 of 4 such notes coalesced at the real launches; a named stride such
           // as 'outCols' or 'ld' is a layout's dimension and stays a note).
           if (a.strideSym.find('[') != std::string::npos) continue;
+          // The same for a stride every launch passes from a tensor view (`time.stride(0)`, a
+          // 1-D tensor's or a column's stride, 1 when contiguous and 0 when broadcast): the binding
+          // layer decides it (sixth stop check: gsplat's pose kernels, 7 of 7 such notes coalesced
+          // at the real launches, the tensors made contiguous before the launch).
+          if (m.viewStride(a.strideSrc)) continue;
           // A transpose: the kernel's other side (the load of what is stored here, or the store
           // of what is loaded) runs along the threads. No order of the threads coalesces both in
           // global memory; a tile staged in shared memory does (LeetCUDA's mat_transpose, fifth

@@ -139,6 +139,8 @@ std::unique_ptr<KernelModel> KernelModel::walk(const clang::FunctionDecl* kernel
   for (unsigned i = 0; i < kernel->getNumParams(); ++i)
     if (launches.prefixOfFlags(kernel, i)) m->prefixOfFlags_.insert(kernel->getParamDecl(i));
   for (unsigned i = 0; i < kernel->getNumParams(); ++i)
+    if (launches.viewStride(kernel, i)) m->viewStrides_.insert(kernel->getParamDecl(i));
+  for (unsigned i = 0; i < kernel->getNumParams(); ++i)
     if (auto c = launches.argumentConstant(kernel, i)) m->paramConsts_[kernel->getParamDecl(i)] = *c;
   m->program_ = launches.programShare(kernel);
   m->bx_ = x, m->by_ = y, m->bz_ = z;

@@ -104,6 +104,8 @@ class KernelModel {
   int64_t gridStandIn(int axis) const;
   // The bytes of the buffer a pointer parameter gets from every launch (LaunchIndex::
   // allocatedBytes), or 0.
+  // Whether every launch passes `param` a tensor view's stride (`t.stride(0)`: LaunchIndex::viewStride).
+  bool viewStride(const clang::NamedDecl* param) const { return param && viewStrides_.count(param); }
   uint64_t allocatedBytes(const clang::ValueDecl* param) const {
     auto it = paramBytes_.find(param);
     return it == paramBytes_.end() ? 0 : it->second;
@@ -181,6 +183,7 @@ class KernelModel {
   std::map<const clang::Expr*, std::string> unmodelled_;            // library calls touching memory, by callee
   std::map<const clang::FunctionDecl*, std::string> notInlined_;    // functions not walked, and why
   std::set<const clang::ValueDecl*> prefixOfFlags_;
+  std::set<const clang::NamedDecl*> viewStrides_;  // integer parameters LaunchIndex::viewStride names
   // Integer parameters every launch passes the same compile-time value (LaunchIndex::argumentConstant).
   std::map<const clang::ValueDecl*, int64_t> paramConsts_;  // parameters LaunchIndex::prefixOfFlags names
   mutable bool racesDone_ = false, globalDone_ = false, crossDone_ = false;

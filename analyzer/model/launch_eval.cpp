@@ -383,6 +383,36 @@ std::optional<HostValues::Bound> HostValues::memberValue(const clang::Expr* base
   return Bound{last->value, env};
 }
 
+bool HostValues::viewStrideAt(const clang::Expr* e, const Env& env, int depth) {
+  if (!e || depth > kMaxDepth) return false;
+  e = e->IgnoreParenImpCasts();
+  if (auto* c = llvm::dyn_cast<clang::ExplicitCastExpr>(e)) return viewStrideAt(c->getSubExpr(), env, depth + 1);
+  auto named = [](const clang::CallExpr* c, llvm::StringRef name) {
+    const clang::FunctionDecl* f = c ? c->getDirectCallee() : nullptr;
+    return f && f->getIdentifier() && f->getName() == name;
+  };
+  // `t.stride(0)`: a member call named stride with one argument, on an object of class type.
+  if (auto* mc = llvm::dyn_cast<clang::CXXMemberCallExpr>(e))
+    return mc->getNumArgs() == 1 && named(mc, "stride");
+  // `t.strides()[k]`, `t.stride()[k]`: an element of what a strides accessor returns.
+  const clang::Expr* array = nullptr;
+  if (auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(e); op && op->getOperator() == clang::OO_Subscript && op->getNumArgs() == 2)
+    array = op->getArg(0);
+  else if (auto* as = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
+    array = as->getBase();
+  if (array) {
+    auto* mc = llvm::dyn_cast<clang::CXXMemberCallExpr>(array->IgnoreParenImpCasts());
+    return mc && mc->getNumArgs() == 0 && (named(mc, "strides") || named(mc, "stride"));
+  }
+  if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+    auto* v = llvm::dyn_cast<clang::VarDecl>(dre->getDecl());
+    if (!v || !v->hasLocalStorage()) return false;
+    auto b = variableValue(v, dre, env);
+    return b && viewStrideAt(b->e, b->env, depth + 1);
+  }
+  return false;
+}
+
 std::optional<int64_t> HostValues::integer(const clang::Expr* e, const Env& env) { return integerAt(e, env, 0); }
 
 std::optional<int64_t> HostValues::integerAt(const clang::Expr* e, const Env& env, int depth) {

@@ -42,6 +42,10 @@ class HostValues {
 
   // The integer value of `e` under `env`, or nullopt.
   std::optional<int64_t> integer(const clang::Expr* e, const Env& env);
+  // Whether `e` is a tensor view's stride (`t.stride(0)`, `t.strides()[k]`, `t.stride()[k]`, a
+  // local or a wrapper's parameter holding one): a layout the binding layer decides, 1 along the
+  // innermost dimension of every contiguous tensor (gsplat's pose kernels, sixth stop check).
+  bool viewStride(const clang::Expr* e, const Env& env) { return viewStrideAt(e, env, 0); }
   // A block or grid shape (an integer, dim3(...), make_uint3, a dim3 variable or member); with
   // `partial`, axes that are not known are 0 and the call succeeds when the form was read.
   // `origin`: the outermost expression the shape came through (a call site's argument when it came
@@ -77,6 +81,7 @@ class HostValues {
     Env env;
   };
   std::optional<Bound> parameterValue(const clang::ParmVarDecl* p, const Env& env);
+  bool viewStrideAt(const clang::Expr* e, const Env& env, int depth);
   // What a lambda's parameter gets at each call of the lambda (`auto go = [&](auto k) {
   // k<<<g, b>>>(...); }; go(k1);`): the lambda's body belongs to the function around it, so a call
   // there is evaluated in the same environment.

@@ -282,6 +282,16 @@ void LaunchIndex::resolveLaunch(clang::ASTContext& ctx, HostValues& hv, const cl
           if (def->getParamDecl(i)->getType()->isIntegralOrEnumerationType() && !kc->getArg(i)->isValueDependent())
             args[i] = hv.integer(kc->getArg(i), env);
       recordArguments(k, std::move(args));
+      std::vector<uint8_t> strides(def->getNumParams(), 0);
+      if (const auto* kc = llvm::dyn_cast<clang::CUDAKernelCallExpr>(call))
+        for (unsigned i = 0; i < strides.size() && i < kc->getNumArgs(); ++i)
+          if (def->getParamDecl(i)->getType()->isIntegralOrEnumerationType() && !kc->getArg(i)->isValueDependent())
+            strides[i] = hv.viewStride(kc->getArg(i), env);
+      forEachKernelKey(k, [&](const clang::FunctionDecl* key) {
+        auto [it, inserted] = viewStrides_.emplace(key, strides);
+        if (!inserted)  // every launch must pass one
+          for (size_t i = 0; i < it->second.size(); ++i) it->second[i] = it->second[i] && i < strides.size() && strides[i];
+      });
     }
   };
   go(HostValues::Env{{hv.enclosingFunction(call), nullptr}}, 0);
@@ -300,6 +310,12 @@ std::optional<int64_t> LaunchIndex::argumentConstant(const clang::FunctionDecl* 
   if (notLaunched(k)) return std::nullopt;
   const auto* v = lookupKernel(argConsts_, k);
   return v && index < v->size() ? (*v)[index] : std::nullopt;
+}
+
+bool LaunchIndex::viewStride(const clang::FunctionDecl* k, unsigned index) const {
+  if (notLaunched(k)) return false;
+  const auto* v = lookupKernel(viewStrides_, k);
+  return v && index < v->size() && (*v)[index];
 }
 
 bool LaunchIndex::onlyDead(const clang::FunctionDecl* k) const {

@@ -61,6 +61,9 @@ class LaunchIndex {
   // also through a launch wrapper's parameters, as the block shape is followed), when the launches
   // all pass the same compile-time value; nullopt when any passes another or an unknown one.
   std::optional<int64_t> argumentConstant(const clang::FunctionDecl* kernel, unsigned index) const;
+  // Whether every live launch of `kernel` passes as parameter `index` a tensor view's stride
+  // (`t.stride(0)`, HostValues::viewStride), also through a launch wrapper's parameters.
+  bool viewStride(const clang::FunctionDecl* kernel, unsigned index) const;
   // What share of its program's estimated kernel work `kernel` is (issue 28: the cost of a kernel
   // within its program), for kernels whose every launch is reached from this file's `main`. Each
   // kernel weighs launches (the trip counts of the host loops around its launches and around the
@@ -103,6 +106,7 @@ class LaunchIndex {
   std::map<const clang::FunctionDecl*, std::vector<uint64_t>> paramBytes_;  // per parameter; 0 = not known
   std::map<const clang::FunctionDecl*, std::vector<uint8_t>> prefixOfFlags_;
   std::map<const clang::FunctionDecl*, std::vector<std::optional<int64_t>>> argConsts_;
+  std::map<const clang::FunctionDecl*, std::vector<uint8_t>> viewStrides_;
   // Every live launch of a kernel (by its canonical declaration), for the program weights
   // (launch_weights.cpp): the launch, the calls of the launch wrappers it was followed through
   // (innermost first), the grid's blocks (0: not a constant) and the block's threads.

@@ -65,7 +65,7 @@ Builder::LVal Builder::evalLValue(const clang::Expr* e) {
         lv.ptr.alt[k].resize(N_);
         for (unsigned t = 0; t < N_; ++t) lv.ptr.alt[k][t] = b[t] + x[t] * static_cast<int64_t>(sz);
       }
-    if (movesWithThread(idx) && !idx.strideSym.empty()) lv.ptr.strideSym = idx.strideSym;
+    if (movesWithThread(idx) && !idx.strideSym.empty()) lv.ptr.strideSym = idx.strideSym, lv.ptr.strideSrc = idx.strideSrc;
     numberAddress(lv.ptr, base, idx);
     lv.ptr.stepBound = !lv.ptr.known && idx.stepBound && base.known && !varying(base) ? idx.stepBound * sz : 0;
     lv.ptr.values = idx.data && !base.data ? idx.values : 0;

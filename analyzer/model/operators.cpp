@@ -201,7 +201,7 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
         for (unsigned t = 0; t < N_; ++t)
           r.alt[k][t] = altOf(p, k)[t] + (op == BO::BO_Sub ? -1 : 1) * altOf(i, k)[t] * static_cast<int64_t>(p.pointee);
       }
-    if (movesWithThread(i) && !i.strideSym.empty()) r.strideSym = i.strideSym;
+    if (movesWithThread(i) && !i.strideSym.empty()) r.strideSym = i.strideSym, r.strideSrc = i.strideSrc;
     numberAddress(r, p, op == BO::BO_Sub ? unknown() : i);
     return r;
   }
@@ -213,8 +213,8 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
     // A thread-varying term scaled by a uniform symbol: remember the symbol's text.
     // Also over a base known only at run time (`(row_beg + write + block) * block_size` with
     // `write` a count from shared memory): the lanes are still the symbol's multiples apart.
-    if (b.known && b.symbolic && !varying(b) && movesWithThread(a)) r.strideSym = strideText(rhsE);
-    else if (a.known && a.symbolic && !varying(a) && movesWithThread(b)) r.strideSym = strideText(lhsE);
+    if (b.known && b.symbolic && !varying(b) && movesWithThread(a)) r.strideSym = strideText(rhsE), r.strideSrc = b.paramSrc;
+    else if (a.known && a.symbolic && !varying(a) && movesWithThread(b)) r.strideSym = strideText(lhsE), r.strideSrc = a.paramSrc;
   }
   if (!r.known) {
     // A data value masked or reduced by a constant: how many values it can take (histogram bins).

@@ -23,6 +23,7 @@ struct Access {
   std::vector<int64_t> addr;  // byte offset from the base, per thread
   bool known = false, data = false, symbolic = false;
   std::string strideSym;
+  const clang::NamedDecl* strideSrc = nullptr;  // the kernel parameter strideSym came from, if one
   std::vector<int64_t> stored;  // value written (when known), per thread
   bool storedKnown = false;
   bool storedSame = false;      // every thread writes the same value

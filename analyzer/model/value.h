@@ -44,6 +44,7 @@ struct Value {
   const clang::NamedDecl* paramSrc = nullptr;
   bool block = false;       // depends on blockIdx (differs between blocks)
   std::string strideSym;    // uniform symbol scaling a thread-varying term ("height")
+  const clang::NamedDecl* strideSrc = nullptr;  // the kernel parameter that symbol came from, if one
   // Pointers.
   bool isPtr = false;
   const clang::ValueDecl* base = nullptr;  // the array / pointer parameter the pointer is into
