@@ -3,7 +3,9 @@
 #include <clang/AST/RecordLayout.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <map>
 #include <set>
 
@@ -14,6 +16,17 @@
 #include "rules/rule_util.h"
 
 namespace gpuopt {
+
+namespace {
+// The most 32-byte sectors one element of a gather can touch: element k of an array whose start is
+// sector-aligned (as cudaMalloc's are) begins at k * size bytes, a multiple of gcd(size, 32) into
+// its sector, so a 12-byte vec3 can straddle two sectors and a 32-byte record never does.
+unsigned sectorsPerElement(const Access& a) {
+  const unsigned size = a.elemSize;
+  const unsigned g = std::gcd(size, 32u);
+  return (32 - g + size - 1) / 32 + 1;
+}
+}  // namespace
 
 namespace {
 
@@ -179,7 +192,10 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
         if (distinct < minLanes) continue;  // a few addresses per warp: little to gain
         c.distinct = distinct;
         c.ideal = static_cast<unsigned>((distinct * a.elemSize + 31) / 32);
-        c.sectors = static_cast<unsigned>(distinct * ((a.elemSize + 31) / 32));
+        // Each lane's element may start anywhere its alignment allows: a 12-byte vec3 (4-byte
+        // aligned) can straddle two sectors, so a gather of them touches up to 2 per lane, not 1
+        // (sixth stop check: gsplat's vec3 gathers).
+        c.sectors = static_cast<unsigned>(distinct * sectorsPerElement(a));
         // A gather cannot touch more sectors than the array it indexes has (a 16-entry lookup
         // table is two sectors, all in L1 after the first warp): a fixed-size array, or a buffer
         // every launch allocates with a compile-time size.
@@ -207,6 +223,12 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
           if (all) {
             unsigned grouped = 0;
             for (auto& [b, offs] : groups) {
+              // A group of one address (each lane its own loaded base): one element wherever its
+              // alignment puts it, as for any gather.
+              if (std::all_of(offs.begin(), offs.end(), [&](int64_t o) { return o == offs[0]; })) {
+                grouped += sectorsPerElement(a);
+                continue;
+              }
               int64_t lo = *std::min_element(offs.begin(), offs.end());
               llvm::SmallVector<int64_t, 64> sec;
               for (int64_t o : offs)
