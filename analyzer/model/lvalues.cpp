@@ -143,6 +143,21 @@ Builder::LVal Builder::evalLValue(const clang::Expr* e) {
     }
   }
   if (auto* ice = llvm::dyn_cast<clang::ImplicitCastExpr>(e)) return evalLValue(ice->getSubExpr());
+  // `reinterpret_cast<uint2&>(pixel[0])` (type punning, gsplat's AssignAs): the same address, as an
+  // object of the cast's type, so `= ...` through it is one store of that width. (It was read as
+  // a load of the original element and the store was lost.)
+  if (auto* ce = llvm::dyn_cast<clang::ExplicitCastExpr>(e); ce && ce->getCastKind() == clang::CK_LValueBitCast) {
+    LVal inner = evalLValue(ce->getSubExpr());
+    clang::QualType t = ce->getType();
+    if (inner.kind == LVal::Mem && !t->isIncompleteType() && !t->isDependentType()) {
+      inner.size = ctx_.getTypeSizeInChars(t).getQuantity();
+      return inner;
+    }
+    if (inner.kind == LVal::Var && !t->isIncompleteType() && !t->isDependentType() &&
+        ctx_.getTypeSizeInChars(t) == ctx_.getTypeSizeInChars(inner.var->getType().getNonReferenceType()))
+      return inner;
+    return lv;
+  }
   if (llvm::isa<clang::CallExpr>(e) && e->isGLValue()) {  // a call returning a reference
     lastRetCall_ = nullptr;
     evalCallLike(e);

@@ -150,4 +150,9 @@ class RuleContext {
   std::vector<Seen> seen_;  // parallel to diags_
 };
 
+// What `other` (another instantiation's message at the same place) says differently from `kept`:
+// from the first differing word, up to 8 words or the end of the clause, never ending inside a
+// parenthesis it opened or on a joining word ("15 sectors for 2 useful (13.3% efficiency)").
+std::string figureDifference(const std::string& kept, const std::string& other);
+
 }  // namespace gpuopt

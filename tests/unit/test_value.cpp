@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "analyzer/model/value.h"
+#include "analyzer/rule/rule_context.h"
 
 using namespace gpuopt;
 
@@ -163,3 +164,17 @@ TEST(ValueDomain, OtherBlocksValuesFollowOperatorsAndMaskedAssignment) {
 }
 
 }  // namespace
+
+// The figure another instantiation gives at the same place reads as a phrase: cut at the word limit
+// it neither ends inside a parenthesis it opened nor on a joining word (sixth stop check: "15
+// sectors for 2 useful (13.3% efficiency) (at").
+TEST(FigureDifference, NeverEndsInsideAParenthesisOrOnAJoiningWord) {
+  const std::string kept = "uncoalesced global load 'x[o]': a warp touches 32 sectors for 4 useful (12.5% efficiency) (at p = 0)";
+  const std::string other = "uncoalesced global load 'x[o]': a warp touches 15 sectors for 2 useful (13.3% efficiency) (at p = 3)";
+  const std::string d = figureDifference(kept, other);
+  EXPECT_EQ(d, "touches 15 sectors for 2 useful (13.3% efficiency)");
+  const std::string cut = figureDifference("a b c one two three four five six seven eight nine", "a b c uno dos tres cuatro cinco seis siete of ocho");
+  EXPECT_EQ(cut, "uno dos tres cuatro cinco seis siete");
+  EXPECT_EQ(figureDifference("16-way bank conflict on shared load", "2-way bank conflict on shared load"),
+            "2-way bank conflict on shared load");
+}
