@@ -276,17 +276,16 @@ void LaunchIndex::resolveLaunch(clang::ASTContext& ctx, HostValues& hv, const cl
         if (f.call) run.via.push_back(f.call);
       runs_[k->getCanonicalDecl()].push_back(std::move(run));
       // The integer arguments, as the launch passes them (through the wrapper's parameters).
+      // (And which of them are a tensor view's stride: HostValues::viewStride.)
       std::vector<std::optional<int64_t>> args(def->getNumParams());
-      if (const auto* kc = llvm::dyn_cast<clang::CUDAKernelCallExpr>(call))
-        for (unsigned i = 0; i < args.size() && i < kc->getNumArgs(); ++i)
-          if (def->getParamDecl(i)->getType()->isIntegralOrEnumerationType() && !kc->getArg(i)->isValueDependent())
-            args[i] = hv.integer(kc->getArg(i), env);
-      recordArguments(k, std::move(args));
       std::vector<uint8_t> strides(def->getNumParams(), 0);
       if (const auto* kc = llvm::dyn_cast<clang::CUDAKernelCallExpr>(call))
-        for (unsigned i = 0; i < strides.size() && i < kc->getNumArgs(); ++i)
-          if (def->getParamDecl(i)->getType()->isIntegralOrEnumerationType() && !kc->getArg(i)->isValueDependent())
+        for (unsigned i = 0; i < args.size() && i < kc->getNumArgs(); ++i)
+          if (def->getParamDecl(i)->getType()->isIntegralOrEnumerationType() && !kc->getArg(i)->isValueDependent()) {
+            args[i] = hv.integer(kc->getArg(i), env);
             strides[i] = hv.viewStride(kc->getArg(i), env);
+          }
+      recordArguments(k, std::move(args));
       forEachKernelKey(k, [&](const clang::FunctionDecl* key) {
         auto [it, inserted] = viewStrides_.emplace(key, strides);
         if (!inserted)  // every launch must pass one

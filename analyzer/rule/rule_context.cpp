@@ -264,6 +264,8 @@ std::string withoutLaunchLine(const std::string& msg, std::string* place) {
 // What another instantiation's message says differently at the same place: from the first word
 // that differs, up to 8 words or the end of the clause ("16-way bank conflict on shared load").
 std::string figureDifference(const std::string& kept, const std::string& other) {
+  // Words that only join others ("sectors for 4 useful"): a figure neither starts after one nor ends on one.
+  static const std::set<std::string> joins = {"for", "at", "of", "to", "in", "by", "and", "or", "than", "from", "is", "are"};
   auto words = [](const std::string& s) {
     std::vector<std::string> w;
     size_t i = 0;
@@ -282,7 +284,6 @@ std::string figureDifference(const std::string& kept, const std::string& other) 
   // 0 at ..."), unless that word only joins ("sectors for 4 useful": "4 useful" says it).
   size_t limit = 8;
   if (k > 0 && k < b.size() && !b[k].empty() && llvm::isDigit(b[k][0])) {
-    static const std::set<std::string> joins = {"for", "at", "of", "to", "in", "by", "and", "or", "than", "from", "is", "are"};
     const std::string& prev = b[k - 1];
     if (!prev.empty() && llvm::isAlpha(prev[0]) && !joins.count(prev)) --k, ++limit;
   }
@@ -294,7 +295,6 @@ std::string figureDifference(const std::string& kept, const std::string& other) 
   }
   // Cut at the word limit, the figure must still read as a phrase: not ending inside a parenthesis
   // it opened ("15 sectors for 2 useful (13.3% efficiency) (at") or on a joining word.
-  static const std::set<std::string> trailing = {"for", "at", "of", "to", "in", "by", "and", "or", "than", "from", "is", "are", "the", "a"};
   for (bool changed = true; changed && !out.empty();) {
     changed = false;
     int depth = 0;
@@ -309,7 +309,7 @@ std::string figureDifference(const std::string& kept, const std::string& other) 
     while (!out.empty() && out.back() == ' ') out.pop_back(), changed = true;
     size_t sp = out.rfind(' ');
     std::string lastWord = sp == std::string::npos ? out : out.substr(sp + 1);
-    if (trailing.count(lastWord) && sp != std::string::npos) {
+    if ((joins.count(lastWord) || lastWord == "the" || lastWord == "a") && sp != std::string::npos) {
       out.erase(sp);
       changed = true;
     }
