@@ -343,15 +343,22 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       // Lanes in groups of g at consecutive elements, the groups apart (an mma C fragment's store:
       // lanes 4r..4r+3 write one row's 16 bytes, rows 'N' apart): said as groups, not as if every
       // pair of adjacent threads were that far apart (LeetCUDA hgemm, fifth stop check).
+      // The lanes of a group may also step by a constant wider than the element (a warp tile's
+      // result store: lanes 4r..4r+3 each write their own 8-float strip of row r; SGEMM
+      // warptiling, held-out SGEMM_CUDA): groups of lanes `inStep` bytes apart.
       unsigned group = 0;
       int64_t groupStep = 0;
+      int64_t inStep = static_cast<int64_t>(a.elemSize);
       if (!constStride && lanes.size() >= 4) {
+        if (lanes[1] == lanes[0] + 1 && m.ty(lanes[1]) == m.ty(lanes[0]) && m.tz(lanes[1]) == m.tz(lanes[0])) {
+          const int64_t d = addrOf(lanes[1]) - addrOf(lanes[0]);
+          if (d > static_cast<int64_t>(a.elemSize) && d < 4096) inStep = d;
+        }
         unsigned run = 1;
         bool ok = true;
         for (size_t i = 1; i <= lanes.size() && ok; ++i) {
           const bool next = i < lanes.size() && lanes[i] == lanes[i - 1] + 1 && m.ty(lanes[i]) == m.ty(lanes[i - 1]) &&
-                            m.tz(lanes[i]) == m.tz(lanes[i - 1]) &&
-                            addrOf(lanes[i]) - addrOf(lanes[i - 1]) == static_cast<int64_t>(a.elemSize);
+                            m.tz(lanes[i]) == m.tz(lanes[i - 1]) && addrOf(lanes[i]) - addrOf(lanes[i - 1]) == inStep;
           if (next) { ++run; continue; }
           if (!group) group = run;
           else if (run != group) ok = false;
@@ -383,11 +390,23 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       }
       SymbolicDistance sd;
       if (symbolicStride && constStride) sd = symbolicDistance(stride, a.elemSize);
-      const std::string groups = group ? fmt::format("groups of {} adjacent threads access {} contiguous bytes, ", group,
-                                                     group * a.elemSize)
-                                       : std::string();
-      if (group && symbolicStride && !constStride)
-        pattern = fmt::format("{}the groups '{}' elements apart", groups, a.strideSym);
+      const bool strided = group && inStep != static_cast<int64_t>(a.elemSize);
+      std::string groups;
+      // Distances in the declared element (the float of a float array read as float4) where the
+      // access is not inline PTX: the unit the code's own strides count in.
+      const int64_t declared = a.instruction.empty() ? declaredElementSize(a) : 0;
+      const unsigned unit = declared > 0 ? static_cast<unsigned>(declared) : a.elemSize;
+      if (strided && inStep % unit == 0)
+        groups = fmt::format("groups of {} adjacent threads {} elements apart{}, ", group, inStep / unit,
+                             unit == a.elemSize ? std::string() : fmt::format(" ({}-byte accesses)", a.elemSize));
+      else if (strided)
+        groups = fmt::format("groups of {} adjacent threads {} bytes apart for {}-byte accesses, ", group, inStep, a.elemSize);
+      else if (group)
+        groups = fmt::format("groups of {} adjacent threads access {} contiguous bytes, ", group, group * a.elemSize);
+      if (group && symbolicStride && !constStride) {
+        const SymbolicDistance gd = symbolicDistance(groupStep, unit);
+        pattern = fmt::format("{}the groups {} {} apart", groups, gd.text(a.strideSym), gd.bytes ? "bytes" : "elements");
+      }
       else if (group && !a.strideSym.empty())
         pattern = fmt::format("{}each group a step of '{}' from the last", groups, a.strideSym);
       else if (group)
@@ -415,6 +434,12 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       bool member = llvm::isa<clang::MemberExpr>(a.expr->IgnoreParenImpCasts());
       if (member && constStride && stride > static_cast<int64_t>(a.elemSize))
         fix = "use a structure of arrays (one array per field), or load whole elements with a vector type";
+      else if (strided)
+        fix = fmt::format("interleave the lanes along the row (lane l of a group takes the {2}-byte pieces l, l + {0}, "
+                          "... of the row rather than a strip of its own, so that one access of the group covers "
+                          "contiguous bytes){1}",
+                          group, a.elemSize < 16 ? ", or widen each lane's access to 16 bytes of its strip (a float4 "
+                                                   "or int4 load or store)" : "", a.elemSize);
       else if (group)
         fix = fmt::format("let each group of lanes cover whole 32-byte sectors (more lanes or wider accesses along the "
                           "contiguous dimension, {} bytes per group today), or stage the tile through shared memory and "
