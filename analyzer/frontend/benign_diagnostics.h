@@ -135,6 +135,24 @@ inline bool clangWrapperOnlyError(const clang::Diagnostic& d) {
   // it and drops the default. A call that needs the added default is still an error for both
   // (nvcc's through GCC: "no matching function"), and Clang reports that call.
   if (d.getID() == clang::diag::err_param_default_argument_member_template_redecl) return true;
+  // `extern const dim3 blockDim; extern const uint3 threadIdx;` in host code (ccminer's
+  // cuda_helper.h, under #ifndef __CUDA_ARCH__, for editors): the toolkit's
+  // device_launch_parameters.h declares the built-in variables with exactly these types, so for
+  // nvcc it is a redeclaration of the same variable (checked with nvcc 13 -c); Clang's wrapper
+  // gives them types of its own (__cuda_builtin_blockDim_t) and calls it a conflict. Clang keeps
+  // its own declaration, which every use in device code reads.
+  if (d.getID() == clang::diag::err_redeclaration_different_type) {
+    llvm::SmallString<160> msg;
+    d.FormatDiagnostic(msg);
+    llvm::StringRef m(msg);
+    for (const char* v : {"threadIdx", "blockIdx", "blockDim", "gridDim"}) {
+      const std::string name = std::string(v);
+      const bool dim = name == "blockDim" || name == "gridDim";
+      const std::string head = "redeclaration of '" + name + "' with a different type: 'const " +
+                               (dim ? "dim3'" : "uint3'");
+      if (m.starts_with(head) && m.ends_with("vs 'const __cuda_builtin_" + name + "_t'")) return true;
+    }
+  }
   return false;
 }
 
