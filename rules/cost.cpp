@@ -291,7 +291,7 @@ void setHostLoopImpact(clang::ASTContext& ctx, const clang::Stmt* loop, const cl
       if (auto n = host::tripCount(ctx, e.nestedLoop); n && *n > 0) times = static_cast<double>(*n);
     if (e.kind == host::HostEvent::Copy) {
       if (auto b = host::copyBytes(ctx, e.copy); b && *b > 0) {
-        restUs += times * static_cast<double>(*b) / kPinnedBytesPerUs;
+        restUs += times * (kSmallCopyUs + static_cast<double>(*b) / kPinnedBytesPerUs);  // latency and bytes
         copied += times * static_cast<double>(*b);
       } else {
         restUs += times * kSmallCopyUs;

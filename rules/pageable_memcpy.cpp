@@ -464,11 +464,16 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
     for (const Expr* host : cc.hostArgs) {
       Trace tr = traceHostPointer(ctx, host, call);
       if (tr.name.empty()) tr.name = rc.text(host);  // never an empty name: the argument as written
-      auto emit = [&](const Stmt* where, const Trace& t, bool viaHelper, const CallExpr* helperCall) {
+      auto emit = [&](const Stmt* where, const Trace& t, bool viaHelper, const CallExpr* helperCall, const Expr* hostAtSite) {
         if (!rc.inLintedFile(where->getBeginLoc())) return;
         bool inLoop = viaHelper || loop;
         const std::optional<int64_t> bytes = copyBytes(ctx, cc);
         const bool h2d = isHostToDevice(cc, host);
+        // An async copy to pageable memory whose result the code reads right after (a found-nonce
+        // pair read once the helper returns: ccminer's wildkeccak, seventh stop check) waits for
+        // the copy, and must: to pinned memory the call would return before the copy is done and
+        // the read would race with it.
+        const bool waitedAnyway = cc.async && !h2d && readRightAfter(ctx, viaHelper ? helperCall : call, hostAtSite);
         std::string msg;
         if (cc.async && !inLoop && h2d)
           msg = fmt::format("{} from pageable host memory '{}' ({}){} is not asynchronous when large: the driver stages it "
@@ -505,8 +510,10 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
         if (bytes && *bytes > 0) {
           const double b = static_cast<double>(*bytes);
           // Host to device, else the faster device-to-host rate (the smaller saving).
-          saving.ownRestUs = b / kPinnedBytesPerUs;
-          saving.savedUs = b / (h2d ? kPageableH2DBytesPerUs : kPageableD2HBytesPerUs) - saving.ownRestUs;
+          saving.savedUs = b / (h2d ? kPageableH2DBytesPerUs : kPageableD2HBytesPerUs) - b / kPinnedBytesPerUs;
+          // What the pinned copy still costs: its bytes, and the call's own latency (a few bytes'
+          // copy is latency, ~6 us, not bandwidth: ccminer's 8-byte nonce copies, seventh stop check).
+          saving.ownRestUs = kSmallCopyUs + b / kPinnedBytesPerUs;
           saving.what = fmt::format("pinning saves ~{} per {} copy", usText(saving.savedUs), byteText(b));
         }
         setHostLoopImpact(ctx, around, call, saving, d);
@@ -519,7 +526,7 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
         // (measured on the H100, docs/measurements-data/pageable-small-copies-h100.txt: 4096 copies
         // of 4 B, 1 KiB and 16 KiB host to device took 0.78-0.91x as long from pageable as from
         // pinned memory; 4 B device to host 1.11-1.13x). Said as a note, with the advice that fits.
-        if (!cc.async && bytes && *bytes <= maxSmallBytes) {
+        if ((!cc.async || waitedAnyway) && bytes && *bytes <= maxSmallBytes) {
           d.severity = Severity::Note;
           d.message += fmt::format("; but at {} bytes a copy is latency-bound: pinning does not speed it up (measured on "
                                    "H100: 4096 copies of up to 16 KiB took 0.8-0.9x as long from pageable memory as from "
@@ -527,6 +534,9 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
                                    *bytes);
           d.fixHint = "batch the small copies into one, or keep the value on the device (a flag the next kernel reads) "
                       "so the loop does not wait for a round trip each iteration";
+          if (waitedAnyway)
+            d.fixHint += fmt::format("; if you pin '{}', synchronize the stream before reading it: cudaMemcpyAsync to "
+                                     "pinned memory returns before the copy is done", t.name);
           d.measuredTag.clear();
         }
         rc.report(std::move(d));
@@ -546,7 +556,7 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
           auto bytes = host::constInt(ctx, call->getArg(2));
           if (trips && bytes && *trips <= maxTrips && *trips * *bytes <= maxBytes) continue;
         }
-        emit(call, tr, false, nullptr);
+        emit(call, tr, false, nullptr, host);
       } else if (tr.origin == Origin::Param || (tr.origin == Origin::Pageable && tr.param)) {
         // Through a helper: find calls of this function inside loops and trace the argument there.
         const FunctionDecl* helper = dyn_cast<FunctionDecl>(tr.param->getDeclContext());
@@ -564,9 +574,9 @@ void PageableMemcpyRule::checkTranslationUnit(ASTContext& ctx, RuleContext& rc) 
           }
           Trace outer = traceHostPointer(ctx, hc->getArg(idx), hc);
           if (outer.name.empty()) outer.name = rc.text(hc->getArg(idx));
-          if (outer.origin == Origin::Pageable) emit(hc, outer, true, hc);
+          if (outer.origin == Origin::Pageable) emit(hc, outer, true, hc, hc->getArg(idx));
           // A container passed by reference is pageable whatever the caller passes.
-          else if (tr.origin == Origin::Pageable && outer.origin == Origin::Unknown) emit(hc, tr, true, hc);
+          else if (tr.origin == Origin::Pageable && outer.origin == Origin::Unknown) emit(hc, tr, true, hc, hc->getArg(idx));
         }
       }
     }
