@@ -81,6 +81,7 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     bool allPossible = true;  // every race of the region is under a data guard: a warning
     bool anyRead = false;     // some race reads what another lane writes (else write-write only)
     bool reduction = false;   // some racing store computes its value from the same array
+    std::string syncName;     // the warp-level sync between the array's accesses (a vote, a __syncwarp())
   };
   std::map<std::pair<const clang::FunctionDecl*, unsigned>, Group> groups;
   std::vector<std::pair<const clang::FunctionDecl*, unsigned>> order;
@@ -119,10 +120,19 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     // A warp-level sync between accesses of the racing array itself (a __syncwarp() per step):
     // not a shuffle somewhere else in the function (qsim's WarpReduce after the loop).
     unsigned w = r.t2 / 32;
+    unsigned lo = r.second->seq, hi = r.second->seq;
     for (const auto& a : m.accesses())
       if (a.function == r.second->function && a.epoch == r.second->epoch && a.base == r.second->base &&
-          a.warpEpoch[w] != r.second->warpEpoch[w])
+          a.warpEpoch[w] != r.second->warpEpoch[w]) {
         g.syncwarp = true;
+        lo = std::min(lo, a.seq), hi = std::max(hi, a.seq);
+      }
+    if (g.syncwarp && g.syncName.empty())
+      for (const auto& b : m.barriers())
+        if (!b.blockLevel && b.seq > lo && b.seq < hi) {
+          g.syncName = b.name;
+          break;
+        }
   }
   for (const auto& key : order) {
     const Group& g = groups[key];
@@ -145,11 +155,15 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
                         "fixed since Volta's independent thread scheduling ({})",
                         buffer, pair);
     else if (g.syncwarp && !g.allVolatile)  // a __syncwarp() per step, none between a step's read and write
-      msg = fmt::format("unsafe warp-synchronous reduction on shared '{}': a __syncwarp() ends each step, but within "
+      msg = fmt::format("unsafe warp-synchronous {} on shared '{}': {} ends each step, but within "
                         "a step lanes read words that other lanes write, with no __syncwarp() between the read and "
                         "the write; the lanes are not in lockstep since Volta's independent thread scheduling, so a "
                         "read may see the word before or after its update ({})",
-                        buffer, pair);
+                        g.reduction ? "reduction" : "exchange", buffer,
+                        g.syncName.empty() || g.syncName.rfind("__syncwarp", 0) == 0
+                            ? std::string("a __syncwarp()")
+                            : fmt::format("a warp-level sync ('{}')", g.syncName),
+                        pair);
     else if (!g.allVolatile && g.anyVolatile)
       msg = fmt::format("unsafe warp-synchronous reduction on shared '{}': some of the racing accesses are volatile "
                         "and some are not, and there is no __syncwarp(): the plain ones may stay in registers, and "
@@ -187,7 +201,7 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
                       "tail, gave wrong sums in 20 of 20 runs on H100; see --demo unsafe-warp-reduce";
       d.fixHint = "let one lane write each word (or write the lanes' values to distinct words), or __syncwarp() between "
                   "the writes so their order is fixed";
-    } else if (!g.global && !g.reduction && !g.anyVolatile && !g.syncwarp) {
+    } else if (!g.global && !g.reduction && !g.anyVolatile) {
       d.measuredTag = "not measured for values staged by some lanes and read by others; the demo, a reduction's "
                       "plain-pointer tail, gave wrong sums in 20 of 20 runs on H100; see --demo unsafe-warp-reduce";
       d.fixHint = "put __syncwarp() between the lanes' writes and the reads of them (and another before the words are "
