@@ -53,3 +53,16 @@ template <class T> __global__ void reduce0(T* g_idata, T* g_odata) {
   if (tid == 0) g_odata[blockIdx.x] = sdata[0];
 }
 template __global__ void reduce0<int>(int*, int*);
+// Three uint2 XORs a side through a one-line operator^= (ccminer's lyra2 row exchange, 4x8 block).
+static __device__ __forceinline__ uint2 operator^(uint2 a, uint2 b) { return make_uint2(a.x ^ b.x, a.y ^ b.y); }
+static __device__ __forceinline__ void operator^=(uint2& a, uint2 b) { a = a ^ b; }
+__global__ void xorByOperator(uint2* g) {
+  uint2 s[3], d0 = g[threadIdx.x], d1 = g[threadIdx.x + 32], d2 = g[threadIdx.x + 64];
+  for (int j = 0; j < 3; ++j) s[j] = g[blockIdx.x * 96 + j * 32 + threadIdx.y * 4 + threadIdx.x];
+  if (threadIdx.x == 0) {
+    s[0] ^= d2; s[1] ^= d0; s[2] ^= d1;
+  } else {
+    s[0] ^= d0; s[1] ^= d1; s[2] ^= d2;
+  }
+  for (int j = 0; j < 3; ++j) g[blockIdx.x * 96 + j * 32 + threadIdx.y * 4 + threadIdx.x] = s[j];
+}
