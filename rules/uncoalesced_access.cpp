@@ -153,10 +153,67 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
   std::map<const clang::Expr*, Cost> worst;
   std::vector<const clang::Expr*> order;
   std::map<const clang::Expr*, std::pair<bool, bool>> readWrite;  // the expression's accesses: loaded, stored
+  // Accesses the compiler removes: a load of what the same thread stored just before (the value is
+  // still in a register) and a store the same thread overwrites just after, with nothing between
+  // that could read or write the word another way (`b[i] = 0; b[i] ^= x; b[i] = swab(b[i]);`
+  // compiles to one store per word: ccminer's luffa output, seventh stop check, PTX read by the
+  // judge). An expression all of whose accesses are removed is not judged.
+  const std::vector<Access>& all = m.accesses();
+  auto sameWords = [&](const Access& x, const Access& y) {
+    if (x.base != y.base || x.elemSize != y.elemSize || !x.known || !y.known || x.epoch != y.epoch) return false;
+    bool any = false;
+    for (unsigned t = 0; t < m.threads(); ++t) {
+      if (!x.mask[t]) continue;
+      if (!y.mask[t] || x.addr[t] != y.addr[t]) return false;
+      any = true;
+    }
+    return any;
+  };
+  auto plainGlobal = [](const Access& x) { return x.space == MemSpace::Global && !x.isAtomic && !x.isVolatile; };
+  std::vector<bool> elided(all.size(), false);
+  constexpr size_t kWindow = 64;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Access& a = all[i];
+    if (!plainGlobal(a) || !a.known) continue;
+    if (a.isRead && !a.isWrite) {
+      // Back to the store it reads, through nothing but other plain accesses of other words.
+      for (size_t j = i; j-- > 0 && i - j <= kWindow;) {
+        const Access& w = all[j];
+        if (w.space != MemSpace::Global) continue;
+        if (!plainGlobal(w)) break;
+        if (w.isWrite && sameWords(w, a)) {
+          elided[i] = true;
+          break;
+        }
+        if (w.isWrite) break;  // another store: it may alias
+      }
+    } else if (a.isWrite && !a.isRead) {
+      // Forward to a store of the same words, through reads of them by the same thread only.
+      for (size_t j = i + 1; j < all.size() && j - i <= kWindow; ++j) {
+        const Access& w = all[j];
+        if (w.space != MemSpace::Global) continue;
+        if (!plainGlobal(w)) break;
+        if (w.isWrite && !w.isRead && sameWords(a, w)) {
+          elided[i] = true;
+          break;
+        }
+        if (w.isRead && !sameWords(a, w)) break;  // a read of other words: it may alias
+        if (w.isWrite) break;
+      }
+    }
+  }
+  std::map<const clang::Expr*, std::pair<unsigned, unsigned>> elidedOf;  // expression -> (elided, all)
+  for (size_t i = 0; i < all.size(); ++i)
+    if (all[i].space == MemSpace::Global) {
+      auto& e = elidedOf[all[i].expr];
+      e.first += elided[i] ? 1 : 0;
+      ++e.second;
+    }
   for (const auto& a : m.accesses()) {
     if (a.space != MemSpace::Global || a.isAtomic || a.elemSize == 0) continue;
     if (!rc.inLintedFile(a.expr->getBeginLoc())) continue;
     if (!a.known && !a.data) continue;
+    if (auto e = elidedOf.find(a.expr); e != elidedOf.end() && e->second.first == e->second.second) continue;
     // Under a selection by a distinct key (`if (cols[e] == row)`): at most one lane of a warp
     // performs it, one sector (held-out wave 3: AMGX's greedy selector).
     if (!a.selectGuards.empty() || !a.warpSelectGuards.empty()) continue;
