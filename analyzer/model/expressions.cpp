@@ -38,6 +38,14 @@ void Builder::retype(Value& v, clang::QualType t) const {
 
 Value Builder::paramValue(const clang::ParmVarDecl* p) {
   clang::QualType t = p->getType();
+  // A null pointer every launch passes (LaunchIndex::argumentConstant): the null constant, so
+  // that `p != NULL` is decided and the arm that would dereference it is not walked.
+  if (t->isPointerType())
+    if (auto it = m_.paramConsts_.find(p); it != m_.paramConsts_.end() && it->second == 0) {
+      Value v = constant(0);
+      v.launchArg = true;
+      return v;
+    }
   if (t->isPointerType() || t->isArrayType()) {
     Value v = constant(0);
     v.isPtr = true;
@@ -369,8 +377,11 @@ Value Builder::evalCast(const clang::CastExpr* ce) {
       // Not a pointer into memory the model follows, but one value for every thread when the
       // integer is (`counts == nullptr` on a parameter is decided alike by every thread).
       Value s = eval(sub);
+      // The null constant (`NULL`, `0`, `nullptr`): 0, which a null pointer parameter every
+      // launch passes equals (comparisons with a real pointer are not decided: evalBinary).
+      if (ce->getCastKind() == CK::CK_NullToPointer) return constant(0);
       Value r = unknown();
-      r.same = ce->getCastKind() == CK::CK_NullToPointer || uniformish(s);
+      r.same = uniformish(s);
       return r;
     }
     default: {

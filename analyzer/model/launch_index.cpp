@@ -9,6 +9,8 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
 #include <fmt/format.h>
+
+#include <functional>
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/Support/Path.h>
 
@@ -284,6 +286,30 @@ void LaunchIndex::resolveLaunch(clang::ASTContext& ctx, HostValues& hv, const cl
           if (def->getParamDecl(i)->getType()->isIntegralOrEnumerationType() && !kc->getArg(i)->isValueDependent()) {
             args[i] = hv.integer(kc->getArg(i), env);
             strides[i] = hv.viewStride(kc->getArg(i), env);
+          } else if (def->getParamDecl(i)->getType()->isPointerType() && !kc->getArg(i)->isValueDependent()) {
+            // A null pointer every launch passes (`NULL` for an optional index vector, through
+            // the launch wrapper's parameter: ccminer's g_nonceVector, seventh stop check): the
+            // kernel's `p != NULL` tests are decided. Any other pointer value is not a constant.
+            // A wrapper's parameter: the argument of the call in `env`, else of every call site.
+            std::function<bool(const clang::Expr*, int)> isNull = [&](const clang::Expr* e, int depth) {
+              e = e->IgnoreParenImpCasts();
+              if (e->isNullPointerConstant(ctx, clang::Expr::NPC_ValueDependentIsNotNull) != clang::Expr::NPCK_NotNull)
+                return true;
+              const auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e);
+              const auto* pv = dre ? llvm::dyn_cast<clang::ParmVarDecl>(dre->getDecl()) : nullptr;
+              const auto* fn = pv ? llvm::dyn_cast<clang::FunctionDecl>(pv->getDeclContext()) : nullptr;
+              if (!fn || depth >= 3) return false;
+              const unsigned idx = pv->getFunctionScopeIndex();
+              for (const auto& f : env)
+                if (f.fn && f.call && f.fn->getCanonicalDecl() == fn->getCanonicalDecl())
+                  return idx < f.call->getNumArgs() && isNull(f.call->getArg(idx), depth + 1);
+              const auto& calls = hv.callsOf(fn);
+              if (calls.empty()) return false;
+              for (const clang::CallExpr* c : calls)
+                if (idx >= c->getNumArgs() || !isNull(c->getArg(idx), depth + 1)) return false;
+              return true;
+            };
+            if (isNull(kc->getArg(i), 0)) args[i] = 0;
           }
       recordArguments(k, std::move(args));
       forEachKernelKey(k, [&](const clang::FunctionDecl* key) {

@@ -346,6 +346,15 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
   if (bo->isAssignmentOp()) return evalAssign(bo);
   Value a = eval(bo->getLHS());
   Value b = eval(bo->getRHS());
+  // A pointer compared with another pointer or with null: the model's pointer values are offsets
+  // from their own base, not addresses, so the comparison is decided only between offsets of one
+  // base. (A null pointer every launch passes is the constant 0, not a pointer, and compares with
+  // the null constant as 0 with 0.)
+  if (bo->isComparisonOp() && (a.isPtr || b.isPtr) && !(a.isPtr && b.isPtr && a.base && a.base == b.base)) {
+    Value r = unknown();
+    r.same = uniformish(a) && uniformish(b);
+    return r;
+  }
   // `rowIdx[e] == pivot`: a value each thread loaded from its own element, compared with one value
   // of the block, selects the thread whose key matches (one, when the keys are distinct).
   if (op == BO::BO_EQ) {
