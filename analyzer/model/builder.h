@@ -224,6 +224,9 @@ class Builder : public LaneDomain {
   std::vector<LoopState> loops_;
   std::vector<std::string> ctxStack_;
   std::vector<unsigned> warpEpoch_;
+  // Whether a kernel's pointer parameter is tested against null in its body (paramValue).
+  std::map<const clang::ParmVarDecl*, bool> nullTested_;
+  bool testsForNull(const clang::ParmVarDecl* p);
   std::map<std::pair<const clang::Expr*, uint64_t>, int64_t> uniformLoads_;
   std::map<const clang::ValueDecl*, uint64_t> memVersion_;  // writes recorded to each array so far
   // An unknown value (loaded data, a bool flag, an integer with no value number) stored at one

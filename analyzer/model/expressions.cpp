@@ -2,6 +2,7 @@
 // casts: what each thread computes (see builder.h). Operators are in operators.cpp, lvalues in
 // lvalues.cpp, memory reads and writes in memory.cpp.
 #include <clang/AST/RecordLayout.h>
+#include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Lex/Lexer.h>
 
 #include "analyzer/model/builder.h"
@@ -36,11 +37,52 @@ void Builder::retype(Value& v, clang::QualType t) const {
   if (!pt->isIncompleteType() && !pt->isVoidType()) v.pointee = ctx_.getTypeSizeInChars(pt).getQuantity();
 }
 
+namespace {
+struct NullTests : clang::RecursiveASTVisitor<NullTests> {
+  const clang::ParmVarDecl* p;
+  clang::ASTContext* ctx;
+  bool found = false;
+  bool isP(const clang::Expr* e) const {
+    const auto* d = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+    return d && d->getDecl() == p;
+  }
+  bool VisitBinaryOperator(clang::BinaryOperator* b) {
+    if (b->getOpcode() != clang::BO_EQ && b->getOpcode() != clang::BO_NE) return true;
+    auto null = [&](const clang::Expr* e) {
+      return e->isNullPointerConstant(*ctx, clang::Expr::NPC_ValueDependentIsNotNull) != clang::Expr::NPCK_NotNull;
+    };
+    found = found || (isP(b->getLHS()) && null(b->getRHS())) || (isP(b->getRHS()) && null(b->getLHS()));
+    return !found;
+  }
+  bool VisitImplicitCastExpr(clang::ImplicitCastExpr* c) {
+    found = found || (c->getCastKind() == clang::CK_PointerToBoolean && isP(c->getSubExpr()));
+    return !found;
+  }
+};
+}  // namespace
+
+bool Builder::testsForNull(const clang::ParmVarDecl* p) {
+  auto [it, fresh] = nullTested_.try_emplace(p, false);
+  if (!fresh) return it->second;
+  const auto* fn = llvm::dyn_cast<clang::FunctionDecl>(p->getDeclContext());
+  const clang::FunctionDecl* def = nullptr;
+  if (fn && fn->hasBody(def) && def) {
+    NullTests v;
+    v.p = def->getParamDecl(p->getFunctionScopeIndex());
+    v.ctx = &ctx_;
+    v.TraverseStmt(def->getBody());
+    it->second = v.found;
+  }
+  return it->second;
+}
+
 Value Builder::paramValue(const clang::ParmVarDecl* p) {
   clang::QualType t = p->getType();
-  // A null pointer every launch passes (LaunchIndex::argumentConstant): the null constant, so
-  // that `p != NULL` is decided and the arm that would dereference it is not walked.
-  if (t->isPointerType())
+  // A null pointer every launch passes (LaunchIndex::argumentConstant), in a kernel that tests it
+  // (`p != NULL`, `p ? ... : ...`: an optional argument): the null constant, so the test is decided
+  // and the arm that would dereference it is not walked. A kernel that never tests it is launched
+  // with a placeholder (`k<<<g, b>>>(nullptr, n)` in an example), and keeps its pointer.
+  if (t->isPointerType() && testsForNull(p))
     if (auto it = m_.paramConsts_.find(p); it != m_.paramConsts_.end() && it->second == 0) {
       Value v = constant(0);
       v.launchArg = true;
