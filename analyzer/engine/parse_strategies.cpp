@@ -72,7 +72,43 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
     // math) does not compile device side: a host-side parse may do better.
     ParseResult h = parser.run(file, hostVariant(pc), layout);
     note(h);
-    if (h.rawErrors < best.rawErrors) {
+    // Every device-side error inside a host-only function's body (a host helper calling a
+    // device-only intrinsic through a macro that `__CUDA_ARCH__` picks: ccminer's ROTR32, seventh
+    // stop check): nvcc's device pass does not compile host bodies, and its host pass sees the
+    // host-side view, which the host-side parse checks. So the kernels keep the device-side view
+    // (code under `__CUDA_ARCH__ >= 500` is what runs on sm_90), and the errors reported are the
+    // host-side parse's.
+    // (Every raw error at a place of one of those: errorTexts are "path:line:col: error: ...".)
+    auto onlyHostBodies = [&]() {
+      if (best.errors.empty() || best.errorTexts.size() != best.rawErrors) return false;
+      std::set<std::pair<std::string, unsigned>> places;
+      for (const CompileError& e : best.errors) {
+        if (e.deviceCode || e.removedApi || e.nvccAccepts || e.templateKeyword || e.nvccWarning) return false;
+        places.insert({fs::path(e.span.begin.file).filename().string(), e.span.begin.line});
+      }
+      for (const std::string& t : best.errorTexts) {
+        const size_t c1 = t.find(':'), c2 = c1 == std::string::npos ? c1 : t.find(':', c1 + 1);
+        if (c2 == std::string::npos) return false;
+        unsigned line = 0;
+        for (size_t i = c1 + 1; i < c2; ++i) {
+          if (t[i] < '0' || t[i] > '9') return false;
+          line = line * 10 + static_cast<unsigned>(t[i] - '0');
+        }
+        if (!places.count({fs::path(t.substr(0, c1)).filename().string(), line})) return false;
+      }
+      return true;
+    };
+    const bool onlyInHostBodies = onlyHostBodies();
+    if (h.rawErrors < best.rawErrors && onlyInHostBodies && h.crash.empty()) {
+      log.push_back(file + ": the device-side parse's " + std::to_string(best.rawErrors) + " errors (" +
+                    best.errorTexts.front() + ") are all in host functions' bodies, which nvcc's device pass does "
+                    "not compile; analysed device side, with the host-side parse's " + std::to_string(h.rawErrors) +
+                    " errors");
+      best.errors = h.errors;
+      best.rawErrors = h.rawErrors;
+      best.errorsInTarget = h.errorsInTarget;
+      best.errorTexts = h.errorTexts;
+    } else if (h.rawErrors < best.rawErrors) {
       bestCmd = hostVariant(pc);
       log.push_back(file + ": the device-side parse had " + std::to_string(best.rawErrors) + " errors (" +
                     best.errorTexts.front() + "); analysed with a host-side parse (" + std::to_string(h.rawErrors) +
