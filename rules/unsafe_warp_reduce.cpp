@@ -35,31 +35,30 @@ struct RefersTo : clang::RecursiveASTVisitor<RefersTo> {
     return !found;
   }
 };
-bool storesFromItself(const Access& w, const KernelModel& m) {
-  clang::ASTContext& ctx = m.ast();
-  std::set<const clang::Expr*> sameArray;
-  for (const auto& a : m.accesses())
-    if (a.base == w.base && a.isRead) sameArray.insert(a.expr);
+// `readsOf`: per array, the model's reads of it (through aliases too), built once per kernel.
+using ReadsOf = std::map<const clang::ValueDecl*, std::set<const clang::Expr*>>;
+bool storesFromItself(const Access& w, const KernelModel& m, ReadsOf& readsOf) {
   if (!w.isWrite || !w.base) return false;
+  if (readsOf.empty())
+    for (const auto& a : m.accesses())
+      if (a.isRead && a.base) readsOf[a.base].insert(a.expr);
+  auto refersToArray = [&](const clang::Expr* e) {
+    RefersTo v;
+    v.target = w.base;
+    v.sameArray = &readsOf[w.base];
+    v.TraverseStmt(const_cast<clang::Expr*>(e));
+    return v.found;
+  };
+  clang::ASTContext& ctx = m.ast();
   const clang::Expr* child = w.expr;
   for (int depth = 0; depth < 6; ++depth) {
     auto parents = ctx.getParents(*child);
     if (parents.empty()) return false;
     if (parents[0].get<clang::CompoundAssignOperator>()) return true;
-    if (const auto* bo = parents[0].get<clang::BinaryOperator>(); bo && bo->isAssignmentOp()) {
-      RefersTo v;
-      v.target = w.base;
-      v.sameArray = &sameArray;
-      v.TraverseStmt(const_cast<clang::Expr*>(bo->getRHS()));
-      return v.found;
-    }
+    if (const auto* bo = parents[0].get<clang::BinaryOperator>(); bo && bo->isAssignmentOp()) return refersToArray(bo->getRHS());
     if (const auto* op = parents[0].get<clang::CXXOperatorCallExpr>(); op && op->isAssignmentOp()) {
       if (op->getOperator() != clang::OO_Equal) return true;  // += on a class type
-      RefersTo v;
-      v.target = w.base;
-      v.sameArray = &sameArray;
-      for (unsigned i = 1; i < op->getNumArgs(); ++i) v.TraverseStmt(const_cast<clang::Expr*>(op->getArg(i)));
-      return v.found;
+      return op->getNumArgs() > 1 && refersToArray(op->getArg(1));
     }
     const auto* e = parents[0].get<clang::Expr>();
     if (!e) return false;
@@ -84,6 +83,7 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     std::string syncName;     // the warp-level sync between the array's accesses (a vote, a __syncwarp())
   };
   std::map<std::pair<const clang::FunctionDecl*, unsigned>, Group> groups;
+  ReadsOf readsOf;
   std::vector<std::pair<const clang::FunctionDecl*, unsigned>> order;
   // Accesses that also race across warps are missing-syncthreads' (a __syncthreads() fixes both).
   std::set<const clang::Expr*> blockLevel;
@@ -116,7 +116,7 @@ void UnsafeWarpReduceRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     g.anyRead = g.anyRead || r.first->isRead || r.second->isRead;
     g.allVolatile = g.allVolatile && r.first->isVolatile && r.second->isVolatile;
     g.anyVolatile = g.anyVolatile || r.first->isVolatile || r.second->isVolatile;
-    g.reduction = g.reduction || storesFromItself(*r.first, m) || storesFromItself(*r.second, m);
+    g.reduction = g.reduction || storesFromItself(*r.first, m, readsOf) || storesFromItself(*r.second, m, readsOf);
     // A warp-level sync between accesses of the racing array itself (a __syncwarp() per step):
     // not a shuffle somewhere else in the function (qsim's WarpReduce after the loop).
     unsigned w = r.t2 / 32;
