@@ -385,9 +385,20 @@ struct AxisReaders : clang::RecursiveASTVisitor<AxisReaders> {
     return !found;
   }
   bool VisitGCCAsmStmt(clang::GCCAsmStmt* as) {
-    std::string text = as->getAsmString();
-    for (const char* r : {"%tid", "%laneid", "%warpid", "%lanemask"})
-      if (text.find(r) != std::string::npos) found = true;
+    const std::string text = as->getAsmString();
+    // `%tid.y` reads the axis; `%tid.x` does not, and a whole `%tid` (a vector) does.
+    const char letter = axis == 1 ? 'y' : 'z';
+    for (size_t at = text.find("%tid"); at != std::string::npos; at = text.find("%tid", at + 4)) {
+      const size_t next = at + 4;
+      if (next >= text.size() || text[next] != '.' || (next + 1 < text.size() && text[next + 1] == letter)) found = true;
+    }
+    // The lane's place in its warp (`%lanemask_lt`, `%laneid`) tells lanes apart by their linear
+    // index, not by this axis: a block with no extent along it gives the same lanes. Counted only
+    // where an unseen read must be assumed (the shape is known and the question is whether the
+    // kernel tells the rows apart), not for which axes a guessed shape extends.
+    if (unseenRead)
+      for (const char* r : {"%laneid", "%warpid", "%lanemask"})
+        if (text.find(r) != std::string::npos) found = true;
     return !found;
   }
 };
