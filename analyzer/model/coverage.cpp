@@ -180,13 +180,22 @@ std::vector<SourceAccess> sourceAccesses(const clang::FunctionDecl* kernel, clan
   return out;
 }
 
-void accessesIn(const clang::Stmt* s, clang::ASTContext& ctx, std::vector<const clang::Expr*>& out) {
+void accessesIn(const clang::Stmt* s, clang::ASTContext& ctx, std::vector<const clang::Expr*>& out, bool calls) {
   if (!s) return;
   Finder f;
   f.ctx = &ctx;
   f.plain = &out;
-  f.follow = false;
+  f.follow = calls;
   f.TraverseStmt(const_cast<clang::Stmt*>(s));
+  while (!f.todo.empty()) {
+    const clang::FunctionDecl* fn = f.todo.back();
+    f.todo.pop_back();
+    f.fn = fn;
+    f.TraverseStmt(fn->getBody());
+    if (auto* cd = llvm::dyn_cast<clang::CXXConstructorDecl>(fn))
+      for (const auto* init : cd->inits())
+        if (init->getInit()) f.TraverseStmt(init->getInit());
+  }
 }
 
 }  // namespace gpuopt

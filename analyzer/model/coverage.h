@@ -28,8 +28,10 @@ struct SourceAccess {
 // unevaluated operands are left out.
 std::vector<SourceAccess> sourceAccesses(const clang::FunctionDecl* kernel, clang::ASTContext& ctx);
 
-// The access expressions of one statement (the same rules, not following calls): for marking the
-// accesses of a branch no thread takes, under a condition the model decided, as analysed.
-void accessesIn(const clang::Stmt* s, clang::ASTContext& ctx, std::vector<const clang::Expr*>& out);
+// The access expressions of one statement (the same rules; with `calls`, also those of the project
+// functions it calls, transitively): for marking the accesses of code no thread runs, under a
+// condition the model decided, as analysed (`calculateMip(...)` after the `return` every lane of a
+// template instance takes: its body's accesses are decided too, not "not reached").
+void accessesIn(const clang::Stmt* s, clang::ASTContext& ctx, std::vector<const clang::Expr*>& out, bool calls = false);
 
 }  // namespace gpuopt

@@ -65,7 +65,7 @@ void Builder::recordBranch(const clang::Stmt* s, const clang::Expr* cond, const 
 void Builder::decided(const clang::Stmt* s) {
   if (!s || m_.truncated_) return;
   std::vector<const clang::Expr*> v;
-  accessesIn(s, ctx_, v);
+  accessesIn(s, ctx_, v, /*calls=*/true);
   m_.decided_.insert(v.begin(), v.end());
 }
 
