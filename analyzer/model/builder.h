@@ -83,6 +83,9 @@ class Builder : public LaneDomain {
     // Threads that returned on a path of a condition the model could not decide: they go on (the
     // other path did not return), and a later return of theirs gives one value or the other.
     Mask maybeReturned;
+    // Threads that took a forward `goto` and wait for its label (`goto end_lane;` to the empty
+    // statement ending a loop body): inactive until the walk reaches the label, then back.
+    std::map<const clang::LabelStmt*, Mask> gotos;
     Value ret;
     bool hasRet = false;
     // A return happened under a condition lanes may decide differently (dataGuards_): values
@@ -262,6 +265,10 @@ class Builder : public LaneDomain {
   // Statements no thread runs: their accesses are decided (not run, under the shape walked) unless
   // the walk was cut short.
   void decided(const clang::Stmt* s);
+  // A forward goto's label within s that threads wait for (walk s although no thread runs its start).
+  bool awaitsLabelIn(const clang::Stmt* s) const;
+  // Threads still waiting for a label when their function's walk ends: the walk missed it.
+  void endGotos(Frame& f);
   // Per undecided if: the variables its paths assign (assignedVars), memoised.
   std::unordered_map<const clang::Stmt*, std::vector<const clang::VarDecl*>> branchVars_;
   // Whether a parameter is used only as `*p` in its function's body (out-parameters).

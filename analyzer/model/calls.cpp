@@ -628,6 +628,7 @@ Value Builder::inlineCall(const clang::FunctionDecl* def, const clang::Expr* cal
   }
   walk(def->getBody());
   dropResiduals(false);  // a return that may have happened ends with the function
+  endGotos(frames_.back());
   Frame done = std::move(frames_.back());
   frames_.pop_back();
   --depth_;

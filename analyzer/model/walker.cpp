@@ -22,6 +22,7 @@ void Builder::run(const clang::FunctionDecl* k) {
   frames_.back().fn = k;
   for (const auto* p : k->parameters()) frames_.back().vars[p] = paramValue(p);
   walk(k->getBody());
+  endGotos(frames_.back());
   frames_.pop_back();
 }
 
@@ -69,9 +70,36 @@ void Builder::decided(const clang::Stmt* s) {
   m_.decided_.insert(v.begin(), v.end());
 }
 
+namespace {
+bool holds(const clang::Stmt* s, const clang::Stmt* target) {
+  if (s == target) return true;
+  for (const clang::Stmt* c : s->children())
+    if (c && holds(c, target)) return true;
+  return false;
+}
+}  // namespace
+
+bool Builder::awaitsLabelIn(const clang::Stmt* s) const {
+  if (frames_.empty()) return false;
+  for (const auto& [label, waiting] : frames_.back().gotos)
+    if (std::find(waiting.begin(), waiting.end(), 1) != waiting.end() && holds(s, label)) return true;
+  return false;
+}
+
+void Builder::endGotos(Frame& f) {
+  for (const auto& [label, waiting] : f.gotos)
+    if (std::find(waiting.begin(), waiting.end(), 1) != waiting.end() && !m_.truncated_) {
+      m_.truncated_ = true;
+      m_.truncatedBy_ = fmt::format("the walk did not reach the label '{}' on line {} that a goto jumps to",
+                                    label->getName(), ctx_.getSourceManager().getExpansionLineNumber(label->getBeginLoc()));
+    }
+  f.gotos.clear();
+}
+
 void Builder::walk(const clang::Stmt* s) {
   if (!s || m_.truncated_) return;
-  if (!anyActive()) return decided(s);  // no thread runs it (under the shape walked)
+  // No thread runs it (under the shape walked), unless threads that jumped wait for a label in it.
+  if (!anyActive() && (frames_.back().gotos.empty() || !awaitsLabelIn(s))) return decided(s);
   if (!budget()) return;
   if (auto* cs = llvm::dyn_cast<clang::CompoundStmt>(s)) {
     for (const auto* c : cs->body()) walk(c);
@@ -227,11 +255,36 @@ void Builder::walk(const clang::Stmt* s) {
     std::fill(active_.begin(), active_.end(), 0);
     return;
   }
-  if (auto* ls = llvm::dyn_cast<clang::LabelStmt>(s)) return walk(ls->getSubStmt());
+  if (auto* ls = llvm::dyn_cast<clang::LabelStmt>(s)) {
+    // Threads that jumped here join the ones that got here in order.
+    Frame& f = frames_.back();
+    if (auto g = f.gotos.find(ls); g != f.gotos.end()) {
+      for (unsigned t = 0; t < N_; ++t)
+        if (g->second[t] && alive_[t] && (f.returned.empty() || !f.returned[t])) active_[t] = 1;
+      f.gotos.erase(g);
+    }
+    return walk(ls->getSubStmt());
+  }
   if (auto* as = llvm::dyn_cast<clang::AttributedStmt>(s)) return walk(as->getSubStmt());
-  if (llvm::isa<clang::GotoStmt>(s)) {
+  if (auto* gs = llvm::dyn_cast<clang::GotoStmt>(s)) {
+    // A forward jump within the function being walked (`goto end_lane;`, `goto done;`): the threads
+    // taking it skip to the label and go on from there. A jump backwards (a loop made of gotos)
+    // is not followed: the walk stops, and says so.
+    auto& sm = ctx_.getSourceManager();
+    const clang::LabelStmt* target = gs->getLabel() ? gs->getLabel()->getStmt() : nullptr;
+    Frame& f = frames_.back();
+    const clang::Stmt* body = f.fn ? f.fn->getBody() : nullptr;
+    if (target && body && sm.isBeforeInTranslationUnit(sm.getExpansionLoc(gs->getBeginLoc()), sm.getExpansionLoc(target->getBeginLoc())) &&
+        holds(body, target)) {
+      Mask& m = f.gotos[target];
+      if (m.empty()) m.assign(N_, 0);
+      for (unsigned t = 0; t < N_; ++t)
+        if (active_[t]) m[t] = 1;
+      std::fill(active_.begin(), active_.end(), 0);
+      return;
+    }
     m_.truncated_ = true;
-    m_.truncatedBy_ = fmt::format("the walk stopped at the goto on line {} (the model does not follow jumps)",
+    m_.truncatedBy_ = fmt::format("the walk stopped at the goto on line {} (the model follows forward jumps only)",
                                   ctx_.getSourceManager().getExpansionLineNumber(s->getBeginLoc()));
     return;
   }
