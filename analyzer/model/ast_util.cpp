@@ -1,5 +1,7 @@
 #include "analyzer/model/ast_util.h"
 
+#include <functional>
+
 #include <regex>
 
 #include <clang/AST/DeclTemplate.h>
@@ -335,6 +337,7 @@ struct AxisReaders : clang::RecursiveASTVisitor<AxisReaders> {
   bool found = false;
   bool atomics = false;
   bool unseenRead = true;
+  bool skipLinear = false;
   llvm::SmallPtrSet<const clang::FunctionDecl*, 16> seen;
   std::vector<const clang::FunctionDecl*> todo;
 
@@ -366,6 +369,70 @@ struct AxisReaders : clang::RecursiveASTVisitor<AxisReaders> {
   bool TraverseCXXNoexceptExpr(clang::CXXNoexceptExpr*) { return true; }
   bool TraverseDecltypeTypeLoc(clang::DecltypeTypeLoc, bool = true) { return true; }
   bool TraverseTypeLoc(clang::TypeLoc, bool = true) { return true; }
+  // With skipLinear: the block's linear thread index, `threadIdx.x + blockDim.x * threadIdx.y`
+  // (and its z term), left out; it is written to work with any shape, a 1-D one included.
+  bool TraverseBinaryOperator(clang::BinaryOperator* b) {
+    if (skipLinear && linearIndex(b)) return true;
+    return clang::RecursiveASTVisitor<AxisReaders>::TraverseBinaryOperator(b);
+  }
+  static const clang::MSPropertyRefExpr* builtin(const clang::Expr* e) {
+    e = e->IgnoreParenImpCasts();
+    if (auto* po = llvm::dyn_cast<clang::PseudoObjectExpr>(e)) e = po->getSyntacticForm()->IgnoreParenImpCasts();
+    return llvm::dyn_cast<clang::MSPropertyRefExpr>(e);
+  }
+  static bool isBuiltin(const clang::Expr* e, llvm::StringRef var, llvm::StringRef axis) {
+    const clang::MSPropertyRefExpr* p = builtin(e);
+    if (!p) return false;
+    const clang::Expr* b = p->getBaseExpr()->IgnoreParenImpCasts();
+    if (auto* ov = llvm::dyn_cast<clang::OpaqueValueExpr>(b); ov && ov->getSourceExpr()) b = ov->getSourceExpr()->IgnoreParenImpCasts();
+    auto* base = llvm::dyn_cast<clang::DeclRefExpr>(b);
+    return base && base->getDecl()->getName() == var && (axis.empty() || p->getPropertyDecl()->getName() == axis);
+  }
+  // A product of blockDim extents and one thread index of y or z (or of a linear index of y and z).
+  static bool scaledRow(const clang::Expr* e) {
+    e = e->IgnoreParenImpCasts();
+    auto* m = llvm::dyn_cast<clang::BinaryOperator>(e);
+    if (!m || m->getOpcode() != clang::BO_Mul) return false;
+    const clang::Expr* l = m->getLHS()->IgnoreParenImpCasts();
+    const clang::Expr* r = m->getRHS()->IgnoreParenImpCasts();
+    auto extent = [](const clang::Expr* x) {
+      if (isBuiltin(x, "blockDim", "")) return true;
+      auto* mm = llvm::dyn_cast<clang::BinaryOperator>(x->IgnoreParenImpCasts());
+      return mm && mm->getOpcode() == clang::BO_Mul && isBuiltin(mm->getLHS(), "blockDim", "") && isBuiltin(mm->getRHS(), "blockDim", "");
+    };
+    auto row = [](const clang::Expr* x) {
+      if (isBuiltin(x, "threadIdx", "y") || isBuiltin(x, "threadIdx", "z")) return true;
+      auto* a = llvm::dyn_cast<clang::BinaryOperator>(x->IgnoreParenImpCasts());  // threadIdx.y + blockDim.y * threadIdx.z
+      return a && a->getOpcode() == clang::BO_Add && isBuiltin(a->getLHS(), "threadIdx", "y") && scaledRow(a->getRHS());
+    };
+    if (extent(l) && row(r)) return true;
+    if (extent(r) && row(l)) return true;
+    // threadIdx.z * blockDim.x * blockDim.y, parsed as (threadIdx.z * blockDim.x) * blockDim.y.
+    if (isBuiltin(r, "blockDim", "")) return scaledRow(l);
+    return false;
+  }
+  // threadIdx.x + (rows scaled by blockDim), in any order of its terms.
+  static bool linearIndex(const clang::BinaryOperator* b) {
+    if (b->getOpcode() != clang::BO_Add) return false;
+    std::vector<const clang::Expr*> terms;
+    std::function<void(const clang::Expr*)> flat = [&](const clang::Expr* e) {
+      e = e->IgnoreParenImpCasts();
+      if (auto* a = llvm::dyn_cast<clang::BinaryOperator>(e); a && a->getOpcode() == clang::BO_Add) {
+        flat(a->getLHS());
+        flat(a->getRHS());
+        return;
+      }
+      terms.push_back(e);
+    };
+    flat(b);
+    bool x = false, rows = false;
+    for (const clang::Expr* t : terms) {
+      if (isBuiltin(t, "threadIdx", "x")) x = true;
+      else if (scaledRow(t)) rows = true;
+      else return false;
+    }
+    return x && rows;
+  }
   bool VisitMSPropertyRefExpr(clang::MSPropertyRefExpr* e) {
     auto* base = llvm::dyn_cast<clang::DeclRefExpr>(e->getBaseExpr()->IgnoreParenImpCasts());
     if (base && base->getDecl()->getName() == "threadIdx" && e->getPropertyDecl()->getName() == (axis == 1 ? "y" : "z"))
@@ -404,12 +471,13 @@ struct AxisReaders : clang::RecursiveASTVisitor<AxisReaders> {
 };
 }  // namespace
 
-bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics, bool unseenRead) {
+bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics, bool unseenRead, bool skipLinear) {
   const clang::FunctionDecl* def = nullptr;
   if (!kernel || !kernel->hasBody(def) || !def) return true;
   AxisReaders r;
   r.axis = axis;
   r.unseenRead = unseenRead;
+  r.skipLinear = skipLinear;
   r.seen.insert(def);
   r.todo.push_back(def);
   while (!r.todo.empty() && !r.found) {

@@ -101,8 +101,13 @@ bool blockBlind(const clang::FunctionDecl* kernel);
 // pointer or of a project function whose body is not here. `atomics`: whether it performs atomics.
 // `unseenRead`: whether a call the model cannot see into (a function pointer, a function of the
 // project defined in another file) counts as reading the axis (true: the safe answer for rules; the
-// shape guess passes false, so code that visibly reads only threadIdx.x is guessed one-dimensional).
-bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics = nullptr, bool unseenRead = true);
+// shape guess passes false, so code that visibly reads only threadIdx.x is guessed one-dimensional;
+// it also leaves out the lane registers of inline PTX, which tell lanes apart by their linear
+// place, not by the axis). `skipLinear`: reads inside the block's linear thread index
+// (`threadIdx.x + blockDim.x * threadIdx.y`, its z term) do not count: such code works with a 1-D
+// block as with any other.
+bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics = nullptr, bool unseenRead = true,
+                     bool skipLinear = false);
 
 // A loop that waits for the other blocks of the grid, a hand-written grid barrier: it stores
 // nothing to memory, polls memory other blocks write (through a volatile pointer, an atomic, or an

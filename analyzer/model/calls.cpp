@@ -61,6 +61,17 @@ Value Builder::evalMemberCall(const clang::CXXMemberCallExpr* mce) {
   std::vector<Value> v;
   if (obj) v.push_back(eval(obj));
   for (const auto* a : mce->arguments()) v.push_back(eval(a));
+  // A library method given a pointer into global or shared memory (cub::BlockHistogram's
+  // Composite(bins, smem_histogram)): memory the model does not follow, named in the kernel's
+  // coverage note, as for a library function (evalCall).
+  if (anyActive() && md) {
+    m_.reached_.insert(mce);
+    for (size_t i = obj ? 1 : 0; i < v.size(); ++i)
+      if (v[i].isPtr && v[i].space != MemSpace::Local) {
+        m_.unmodelled_.emplace(mce, md->getQualifiedNameAsString());
+        break;
+      }
+  }
   // What it leaves in its reference and pointer arguments is not known (cub::BlockScan's
   // ExclusiveSum(in, out): `out` is each thread's prefix, not what it held before).
   forgetOutputs(md, llvm::ArrayRef<const clang::Expr*>(mce->getArgs(), mce->getNumArgs()),

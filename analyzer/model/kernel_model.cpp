@@ -79,7 +79,10 @@ ShapeFacts KernelModel::shapeFacts(const clang::FunctionDecl* kernel, clang::AST
   f.defaultThreads = 256;
   // The axes the code the model sees reads (a call it cannot see into does not make a shape of
   // several dimensions plausible: with it, the rows such a guess adds are never told apart).
-  for (int a = 1; a < 3; ++a) f.usesAxis[a] = readsThreadAxis(kernel, a, nullptr, /*unseenRead=*/false);
+  for (int a = 1; a < 3; ++a) {
+    f.usesAxis[a] = readsThreadAxis(kernel, a, nullptr, /*unseenRead=*/false);
+    f.linearOnly[a] = f.usesAxis[a] && !readsThreadAxis(kernel, a, nullptr, /*unseenRead=*/false, /*skipLinear=*/true);
+  }
   std::string reason = fmt::format("no launch of '{}' in this file", kernel->getNameAsString());
   if (const std::string* u = launches.unreadable(kernel)) {
     // (RuleContext merges instantiations whose findings differ only in this launch's place: keep

@@ -294,7 +294,14 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
       for (unsigned t = 0; t < N_; ++t)
         if (active_[t] && ((a.v[t] != 0) == (op == BO::BO_LOr))) active_[t] = 0;
     enterBlockVariant(variant, nullptr);
+    // A left-hand side over stand-in values that sends every thread past the right-hand side
+    // (`include_sign == true && x[i] < 0` with a bool parameter's stand-in) must not hide it: the
+    // right-hand side is evaluated with the threads that got here, as a guess (approxMasks_), as
+    // an if's body under such a guard is.
+    const bool approx = a.known && a.symbolic && !anyActive() && std::find(saved.begin(), saved.end(), 1) != saved.end();
+    if (approx) active_ = saved, ++approxMasks_;
     Value b = anyActive() ? eval(bo->getRHS()) : constant(0);
+    if (approx) --approxMasks_;
     if (b.opaque) b.known = false;
     leaveBlockVariant(variant);
     active_ = saved;

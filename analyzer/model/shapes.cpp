@@ -82,6 +82,15 @@ std::vector<ShapeGuess> plausibleShapes(const ShapeFacts& f) {
     }
     add(g);
   }
+  // Rows and layers read only in the block's linear index: the 1-D block works as well.
+  bool linear = true;
+  for (int i : guessed)
+    if (i != 0 && !f.linearOnly[i]) linear = false;
+  if (linear && !f.known[0]) {
+    ShapeGuess g = base();
+    g.x = std::min(room, 1024u);
+    add(g);
+  }
   return out;
 }
 

@@ -18,6 +18,9 @@ struct ShapeFacts {
   unsigned known[3] = {0, 0, 0};  // extents a launch gives (0: not known)
   unsigned maxThreads = 0;        // __launch_bounds__'s bound (0: none)
   bool usesAxis[3] = {true, false, false};  // the kernel reads threadIdx.x / .y / .z
+  // ... only inside the block's linear thread index (`threadIdx.x + blockDim.x * threadIdx.y`):
+  // code that works with a 1-D block too, so a 1-D shape is among the plausible ones.
+  bool linearOnly[3] = {false, false, false};
   unsigned defaultThreads = 256;  // the thread count assumed without a bound
 };
 
@@ -30,7 +33,8 @@ struct ShapeGuess {
 // The plausible shapes, the primary (most usual) first: one guessed extent gets its usual value and
 // a smaller one (256 and 64 threads); two guessed extents get a row of a warp and half a warp (32x8
 // and 16x16 for 256 threads); three, 32x4x2 and 16x4x4. Never more than 1024 threads nor more than the
-// bound.
+// bound. When the kernel reads the guessed rows and layers only in its linear thread index, a 1-D
+// block of the same count is tried too (last): a finding the rows alone give is not said.
 std::vector<ShapeGuess> plausibleShapes(const ShapeFacts& f);
 // How many extents of the plausible shapes are guesses (0..3).
 unsigned guessedAxes(const ShapeFacts& f);

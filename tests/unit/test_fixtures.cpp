@@ -87,6 +87,18 @@ TEST_P(Fixture, FindingsMatchAnnotations) {
     marked += toolkit || text.compare(at, 28, "// partly analysed (toolkit)") != 0;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["files"][0]["partlyAnalysed"].get<int>(), marked) << name << ":\n" << r.out;
+  // `coverage-text: words`: some kernel's note on what was not analysed gives that reason (the
+  // library call named, not "no walked path reached them").
+  for (size_t at = text.find("// coverage-text: "); at != std::string::npos; at = text.find("// coverage-text: ", at + 1)) {
+    std::string want = text.substr(at + 18, text.find('\n', at) - at - 18);
+    while (!want.empty() && std::isspace(static_cast<unsigned char>(want.back()))) want.pop_back();
+    bool said = false;
+    for (const auto& k : j["files"][0]["kernelCoverage"])
+      if (k.contains("unanalysed"))
+        for (const auto& u : k["unanalysed"])
+          if (u["reason"].get<std::string>().find(want) != std::string::npos) said = true;
+    EXPECT_TRUE(said) << name << ": no kernel's coverage note says \"" << want << "\"";
+  }
   // `expect-text: words`: a finding on that line says them (a figure or a name the message, or its
   // fix, must give, as a lit CHECK line would).
   std::istringstream lines(text);
