@@ -157,6 +157,18 @@ struct Finder : clang::RecursiveASTVisitor<Finder> {
     return true;
   }
 };
+// The bodies (and constructor initialisers) of the functions the traversal found calls of.
+void drain(Finder& f) {
+  while (!f.todo.empty()) {
+    const clang::FunctionDecl* fn = f.todo.back();
+    f.todo.pop_back();
+    f.fn = fn;
+    f.TraverseStmt(fn->getBody());
+    if (auto* cd = llvm::dyn_cast<clang::CXXConstructorDecl>(fn))
+      for (const auto* init : cd->inits())
+        if (init->getInit()) f.TraverseStmt(init->getInit());
+  }
+}
 }  // namespace
 
 std::vector<SourceAccess> sourceAccesses(const clang::FunctionDecl* kernel, clang::ASTContext& ctx) {
@@ -168,15 +180,7 @@ std::vector<SourceAccess> sourceAccesses(const clang::FunctionDecl* kernel, clan
   f.out = &out;
   f.seen.insert(def);
   f.todo.push_back(def);
-  while (!f.todo.empty()) {
-    const clang::FunctionDecl* fn = f.todo.back();
-    f.todo.pop_back();
-    f.fn = fn;
-    f.TraverseStmt(fn->getBody());
-    if (auto* cd = llvm::dyn_cast<clang::CXXConstructorDecl>(fn))
-      for (const auto* init : cd->inits())
-        if (init->getInit()) f.TraverseStmt(init->getInit());
-  }
+  drain(f);
   return out;
 }
 
@@ -187,15 +191,7 @@ void accessesIn(const clang::Stmt* s, clang::ASTContext& ctx, std::vector<const 
   f.plain = &out;
   f.follow = calls;
   f.TraverseStmt(const_cast<clang::Stmt*>(s));
-  while (!f.todo.empty()) {
-    const clang::FunctionDecl* fn = f.todo.back();
-    f.todo.pop_back();
-    f.fn = fn;
-    f.TraverseStmt(fn->getBody());
-    if (auto* cd = llvm::dyn_cast<clang::CXXConstructorDecl>(fn))
-      for (const auto* init : cd->inits())
-        if (init->getInit()) f.TraverseStmt(init->getInit());
-  }
+  drain(f);
 }
 
 }  // namespace gpuopt
