@@ -71,10 +71,14 @@ struct SymbolicDistance {
   }
 };
 
-SymbolicDistance symbolicDistance(int64_t strideBytes, unsigned elemSize) {
+// `symValue`: the symbol's own stand-in value (a parameter's 4096; 4096 * 4096 for a local made of
+// two, `kernel_area = size * size`, which was printed as "4096 * 'kernel_area'": darknet's weight
+// kernels, ninth stop check).
+SymbolicDistance symbolicDistance(int64_t strideBytes, unsigned elemSize, int64_t symValue = 4096) {
   SymbolicDistance d;
-  const int64_t q = static_cast<int64_t>(std::llround(static_cast<double>(strideBytes) / 4096.0));
-  const int64_t r = strideBytes - q * 4096;
+  if (symValue <= 0) symValue = 4096;
+  const int64_t q = static_cast<int64_t>(std::llround(static_cast<double>(strideBytes) / static_cast<double>(symValue)));
+  const int64_t r = strideBytes - q * symValue;
   if (q != 0 && q % elemSize == 0 && r % elemSize == 0) {
     d.factor = q / elemSize, d.extra = r / elemSize;
   } else {
@@ -131,13 +135,17 @@ bool oneElementPerThread(const KernelModel& m, const Access& a) {
       }
     }
   }
-  // No move with blockIdx.y/z: the kernel does not read them, or the address's steps say so.
+  // No move with blockIdx.y/z: the kernel does not read them, or the address's steps say so. A
+  // blockIdx.y read only in the block's linear place in a 2-D grid (`(blockIdx.x + blockIdx.y *
+  // gridDim.x) * blockDim.x + threadIdx.x`, darknet's cuda_gridsize launches, ninth stop check)
+  // moves the address the way blockIdx.x does, along the same stride.
+  const bool linearY = m.blockAxisLinearOnly(1) && (!m.usesBlockAxis(2) || m.blockAxisLinearOnly(2));
   const bool steps = a.stepY.size() == a.addr.size();
-  if (!steps && (m.usesBlockAxis(1) || m.usesBlockAxis(2))) return false;
+  if (!steps && !linearY && (m.usesBlockAxis(1) || m.usesBlockAxis(2))) return false;
   std::map<unsigned, int64_t> byX;
   for (unsigned t = 0; t < a.addr.size(); ++t) {
     if (!a.mask[t]) continue;
-    if (steps && a.stepY[t] != 0) return false;
+    if (steps && !linearY && a.stepY[t] != 0) return false;
     auto [it, fresh] = byX.emplace(m.tx(t), a.addr[t]);
     if (!fresh && it->second != a.addr[t]) return false;
   }
@@ -449,7 +457,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
           gridStandIn = 0;
       }
       SymbolicDistance sd;
-      if (symbolicStride && constStride) sd = symbolicDistance(stride, a.elemSize);
+      if (symbolicStride && constStride) sd = symbolicDistance(stride, a.elemSize, a.strideVal);
       const bool strided = group && inStep != static_cast<int64_t>(a.elemSize);
       std::string groups;
       // Distances in the declared element (the float of a float array read as float4) where the
@@ -464,7 +472,7 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       else if (group)
         groups = fmt::format("groups of {} adjacent threads access {} contiguous bytes, ", group, group * a.elemSize);
       if (group && symbolicStride && !constStride) {
-        const SymbolicDistance gd = symbolicDistance(groupStep, unit);
+        const SymbolicDistance gd = symbolicDistance(groupStep, unit, a.strideVal);
         pattern = fmt::format("{}the groups {} {} apart", groups, gd.text(a.strideSym), gd.bytes ? "bytes" : "elements");
       }
       else if (group && !a.strideSym.empty())

@@ -388,31 +388,32 @@ struct AxisReaders : clang::RecursiveASTVisitor<AxisReaders> {
     auto* base = llvm::dyn_cast<clang::DeclRefExpr>(b);
     return base && base->getDecl()->getName() == var && (axis.empty() || p->getPropertyDecl()->getName() == axis);
   }
-  // A product of blockDim extents and one thread index of y or z (or of a linear index of y and z).
-  static bool scaledRow(const clang::Expr* e) {
+  // A product of blockDim extents and one thread index of y or z (or of a linear index of y and z);
+  // with `idx` "blockIdx" and `dim` "gridDim", the same for a block's place in its grid.
+  static bool scaledRow(const clang::Expr* e, const char* idx = "threadIdx", const char* dim = "blockDim") {
     e = e->IgnoreParenImpCasts();
     auto* m = llvm::dyn_cast<clang::BinaryOperator>(e);
     if (!m || m->getOpcode() != clang::BO_Mul) return false;
     const clang::Expr* l = m->getLHS()->IgnoreParenImpCasts();
     const clang::Expr* r = m->getRHS()->IgnoreParenImpCasts();
-    auto extent = [](const clang::Expr* x) {
-      if (isBuiltin(x, "blockDim", "")) return true;
+    auto extent = [&](const clang::Expr* x) {
+      if (isBuiltin(x, dim, "")) return true;
       auto* mm = llvm::dyn_cast<clang::BinaryOperator>(x->IgnoreParenImpCasts());
-      return mm && mm->getOpcode() == clang::BO_Mul && isBuiltin(mm->getLHS(), "blockDim", "") && isBuiltin(mm->getRHS(), "blockDim", "");
+      return mm && mm->getOpcode() == clang::BO_Mul && isBuiltin(mm->getLHS(), dim, "") && isBuiltin(mm->getRHS(), dim, "");
     };
-    auto row = [](const clang::Expr* x) {
-      if (isBuiltin(x, "threadIdx", "y") || isBuiltin(x, "threadIdx", "z")) return true;
+    auto row = [&](const clang::Expr* x) {
+      if (isBuiltin(x, idx, "y") || isBuiltin(x, idx, "z")) return true;
       auto* a = llvm::dyn_cast<clang::BinaryOperator>(x->IgnoreParenImpCasts());  // threadIdx.y + blockDim.y * threadIdx.z
-      return a && a->getOpcode() == clang::BO_Add && isBuiltin(a->getLHS(), "threadIdx", "y") && scaledRow(a->getRHS());
+      return a && a->getOpcode() == clang::BO_Add && isBuiltin(a->getLHS(), idx, "y") && scaledRow(a->getRHS(), idx, dim);
     };
     if (extent(l) && row(r)) return true;
     if (extent(r) && row(l)) return true;
     // threadIdx.z * blockDim.x * blockDim.y, parsed as (threadIdx.z * blockDim.x) * blockDim.y.
-    if (isBuiltin(r, "blockDim", "")) return scaledRow(l);
+    if (isBuiltin(r, dim, "")) return scaledRow(l, idx, dim);
     return false;
   }
   // threadIdx.x + (rows scaled by blockDim), in any order of its terms.
-  static bool linearIndex(const clang::BinaryOperator* b) {
+  static bool linearIndex(const clang::BinaryOperator* b, const char* idx = "threadIdx", const char* dim = "blockDim") {
     if (b->getOpcode() != clang::BO_Add) return false;
     std::vector<const clang::Expr*> terms;
     std::function<void(const clang::Expr*)> flat = [&](const clang::Expr* e) {
@@ -427,8 +428,8 @@ struct AxisReaders : clang::RecursiveASTVisitor<AxisReaders> {
     flat(b);
     bool x = false, rows = false;
     for (const clang::Expr* t : terms) {
-      if (isBuiltin(t, "threadIdx", "x")) x = true;
-      else if (scaledRow(t)) rows = true;
+      if (isBuiltin(t, idx, "x")) x = true;
+      else if (scaledRow(t, idx, dim)) rows = true;
       else return false;
     }
     return x && rows;
@@ -470,6 +471,52 @@ struct AxisReaders : clang::RecursiveASTVisitor<AxisReaders> {
   }
 };
 }  // namespace
+
+namespace {
+// Reads of blockIdx.y (.z) outside the block's linear place in its grid (`blockIdx.x + blockIdx.y *
+// gridDim.x`, its z term), in the kernel and the functions it calls whose bodies are here.
+struct BlockAxisReaders : clang::RecursiveASTVisitor<BlockAxisReaders> {
+  int axis = 1;
+  bool found = false;
+  llvm::SmallPtrSet<const clang::FunctionDecl*, 16> seen;
+  std::vector<const clang::FunctionDecl*> todo;
+  bool TraverseBinaryOperator(clang::BinaryOperator* b) {
+    if (AxisReaders::linearIndex(b, "blockIdx", "gridDim")) return true;
+    return clang::RecursiveASTVisitor<BlockAxisReaders>::TraverseBinaryOperator(b);
+  }
+  bool VisitMSPropertyRefExpr(clang::MSPropertyRefExpr* e) {
+    auto* base = llvm::dyn_cast<clang::DeclRefExpr>(e->getBaseExpr()->IgnoreParenImpCasts());
+    if (base && base->getDecl()->getName() == "blockIdx" && e->getPropertyDecl()->getName() == (axis == 1 ? "y" : "z"))
+      found = true;
+    return !found;
+  }
+  bool VisitCallExpr(clang::CallExpr* ce) {
+    const clang::FunctionDecl* def = nullptr;
+    if (const auto* fd = ce->getDirectCallee(); fd && fd->hasBody(def) && def && seen.insert(def).second) todo.push_back(def);
+    // blockIdx as a whole (converted to uint3, `__fetch_builtin_y`): a read.
+    if (const auto* md = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(ce->getDirectCallee());
+        md && md->getParent()->getName() == "__cuda_builtin_blockIdx_t" &&
+        (llvm::isa<clang::CXXConversionDecl>(md) || (md->getIdentifier() && md->getName().ends_with(axis == 1 ? "_y" : "_z"))))
+      found = true;
+    return !found;
+  }
+};
+}  // namespace
+
+bool readsBlockAxisBeyondLinear(const clang::FunctionDecl* kernel, int axis) {
+  const clang::FunctionDecl* def = nullptr;
+  if (!kernel || !kernel->hasBody(def) || !def) return true;
+  BlockAxisReaders r;
+  r.axis = axis;
+  r.seen.insert(def);
+  r.todo.push_back(def);
+  while (!r.todo.empty() && !r.found) {
+    const clang::FunctionDecl* f = r.todo.back();
+    r.todo.pop_back();
+    r.TraverseStmt(f->getBody());
+  }
+  return r.found;
+}
 
 bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics, bool unseenRead, bool skipLinear) {
   const clang::FunctionDecl* def = nullptr;

@@ -108,6 +108,10 @@ bool blockBlind(const clang::FunctionDecl* kernel);
 // block as with any other.
 bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics = nullptr, bool unseenRead = true,
                      bool skipLinear = false);
+// Whether the kernel (or a function it calls whose body is here) reads blockIdx.y (axis 1) or
+// blockIdx.z (2) other than in the block's linear place in its grid, `blockIdx.x + blockIdx.y *
+// gridDim.x` (and its z term: a 1-D index over a 2-D grid, darknet's cuda_gridsize launches).
+bool readsBlockAxisBeyondLinear(const clang::FunctionDecl* kernel, int axis);
 
 // A loop that waits for the other blocks of the grid, a hand-written grid barrier: it stores
 // nothing to memory, polls memory other blocks write (through a volatile pointer, an atomic, or an

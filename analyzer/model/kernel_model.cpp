@@ -73,6 +73,10 @@ std::unique_ptr<KernelModel> KernelModel::build(const clang::FunctionDecl* kerne
   return buildGuess(kernel, ctx, opts, launches, plausibleShapes(f).front(), why);
 }
 
+bool KernelModel::blockAxisLinearOnly(int axis) const {
+  return usesBlockAxis(axis) && !readsBlockAxisBeyondLinear(kernel_, axis);
+}
+
 ShapeFacts KernelModel::shapeFacts(const clang::FunctionDecl* kernel, clang::ASTContext& ctx, const ModelOptions& opts,
                                    const LaunchIndex& launches, std::string* why) {
   ShapeFacts f;

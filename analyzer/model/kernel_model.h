@@ -82,6 +82,10 @@ class KernelModel {
   bool usesThreadAxis(int axis) const { return axis >= 0 && axis < 3 && threadAxes_[axis]; }
   // Whether the kernel (or a function it calls) reads blockIdx along `axis`.
   bool usesBlockAxis(int axis) const { return axis >= 0 && axis < 3 && blockAxes_[axis]; }
+  // Whether the kernel reads blockIdx along `axis` (1: y, 2: z) only in the block's linear place in
+  // its grid (`blockIdx.x + blockIdx.y * gridDim.x`): a 1-D index spread over a 2-D grid, so the
+  // axis moves an address only along the direction blockIdx.x does.
+  bool blockAxisLinearOnly(int axis) const;
   // A block extent above 1 along `axis` (1: y, 2: z) that nothing the kernel runs reads
   // (readsThreadAxis): its rows repeat one another's work (unused-block-dimension), so pairs of
   // threads that differ only along it are no race (the race queries skip them).

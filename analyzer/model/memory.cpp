@@ -249,6 +249,7 @@ void Builder::recordAccess(const LVal& lv, bool read, bool write, bool atomic, c
   a.data = lv.ptr.data;
   a.symbolic = lv.ptr.symbolic;
   a.strideSym = lv.ptr.strideSym;
+  a.strideVal = lv.ptr.strideVal;
   a.strideSrc = lv.ptr.strideSrc;
   a.addrBlock = lv.ptr.block;
   if (stored && stored->known) {

@@ -201,7 +201,7 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
         for (unsigned t = 0; t < N_; ++t)
           r.alt[k][t] = altOf(p, k)[t] + (op == BO::BO_Sub ? -1 : 1) * altOf(i, k)[t] * static_cast<int64_t>(p.pointee);
       }
-    if (movesWithThread(i) && !i.strideSym.empty()) r.strideSym = i.strideSym, r.strideSrc = i.strideSrc;
+    if (movesWithThread(i) && !i.strideSym.empty()) r.strideSym = i.strideSym, r.strideSrc = i.strideSrc, r.strideVal = i.strideVal;
     numberAddress(r, p, op == BO::BO_Sub ? unknown() : i);
     return r;
   }
@@ -213,8 +213,23 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
     // A thread-varying term scaled by a uniform symbol: remember the symbol's text.
     // Also over a base known only at run time (`(row_beg + write + block) * block_size` with
     // `write` a count from shared memory): the lanes are still the symbol's multiples apart.
-    if (b.known && b.symbolic && !varying(b) && movesWithThread(a)) r.strideSym = strideText(rhsE), r.strideSrc = b.paramSrc;
-    else if (a.known && a.symbolic && !varying(a) && movesWithThread(b)) r.strideSym = strideText(lhsE), r.strideSrc = a.paramSrc;
+    // A term already scaled by a symbol and scaled again (`(w + ...) * height_col * width_col`):
+    // the lanes are the product apart, said as such ('height_col * width_col'), not as the last
+    // symbol with the other's stand-in as a figure ("4096 * 'width_col'": darknet's col2im, ninth
+    // stop check).
+    auto scale = [&](const Value& moving, const Value& sym, const clang::Expr* symE) {
+      const int64_t val = sym.v.empty() ? 0 : sym.v[0];
+      if (!moving.strideSym.empty() && moving.strideVal > 0 && val > 0 && moving.strideVal < (int64_t(1) << 30) &&
+          val < (int64_t(1) << 30)) {
+        r.strideSym = moving.strideSym + " * " + strideText(symE);
+        r.strideVal = moving.strideVal * val;
+        r.strideSrc = nullptr;
+      } else {
+        r.strideSym = strideText(symE), r.strideSrc = sym.paramSrc, r.strideVal = val;
+      }
+    };
+    if (b.known && b.symbolic && !varying(b) && movesWithThread(a)) scale(a, b, rhsE);
+    else if (a.known && a.symbolic && !varying(a) && movesWithThread(b)) scale(b, a, lhsE);
   }
   if (!r.known) {
     // A data value masked or reduced by a constant: how many values it can take (histogram bins).
@@ -238,6 +253,13 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
   if (!apply(op, a, b, type->isUnsignedIntegerOrEnumerationType(), compareUnsigned, r)) return r;
   if (clang::BinaryOperator::isComparisonOp(op) || clang::BinaryOperator::isLogicalOp(op)) r.strideSym.clear();
   else normalize(r, type);
+  // A quotient of two stand-ins (`(in_w + pad - size) / stride_x + 1`, `n / kernel_area`) is a
+  // run-time value of any size, not the 1 or 0 their stand-ins divide to: darknet's pooling kernels
+  // got an output width of 2 from it, and lanes 4096 * 'stride_x' apart (ninth stop check). It is
+  // a stand-in of its own.
+  if (op == BO::BO_Div && r.known && a.param && b.param && !a.launchArg && !b.launchArg && a.symbolic && b.symbolic && !varying(a) && !varying(b) &&
+      !r.block && !b.v.empty() && b.v[0] > 1)
+    std::fill(r.v.begin(), r.v.end(), kParamRep);
   // Does the stand-in now shape how threads differ? Not through + and -, nor through scaling by a
   // constant the code gives (`(tid + n) * 4`): through anything else that mixes it with a
   // thread-varying value (`tid * n`, `(tid + seed) % 64`, `tid < n`).
@@ -246,6 +268,12 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
     const bool scaled = (op == BO::BO_Mul && (givenConstant(a) || givenConstant(b))) || (op == BO::BO_Shl && givenConstant(b));
     r.paramLanes = !scaled;
   }
+  // Threads that differ made alike by a stand-in divisor (`index / channel_size`: one value for the
+  // whole block under the stand-in 4096, as many as the run-time size gives): the stand-in shapes
+  // how they differ too (darknet's channel gradients, ninth stop check).
+  if (!r.paramLanes && b.param && b.symbolic && !varying(b) && varying(a) && !varying(r) &&
+      (op == BO::BO_Div || op == BO::BO_Rem || op == BO::BO_Shr))
+    r.paramLanes = true;
   return r;
 }
 

@@ -24,6 +24,7 @@ struct Access {
   bool known = false, data = false, symbolic = false;
   std::string strideSym;
   const clang::NamedDecl* strideSrc = nullptr;  // the kernel parameter strideSym came from, if one
+  int64_t strideVal = 0;  // strideSym's stand-in value (a product of parameters: 4096 * 4096), 0 if not kept
   std::vector<int64_t> stored;  // value written (when known), per thread
   bool storedKnown = false;
   bool storedSame = false;      // every thread writes the same value

@@ -66,6 +66,7 @@ void LaneDomain::mergeFlags(Value& r, const Value& a, const Value& b) {
   r.blockMade = a.blockMade || b.blockMade;
   r.strideSym = !a.strideSym.empty() ? a.strideSym : b.strideSym;
   r.strideSrc = !a.strideSym.empty() ? a.strideSrc : b.strideSrc;
+  r.strideVal = !a.strideSym.empty() ? a.strideVal : b.strideVal;
 }
 
 bool LaneDomain::blockVariant(const Value& c) const {
@@ -109,7 +110,7 @@ void LaneDomain::assignMasked(Value& dst, const Value& src) const {
   dst.launchArg = dst.launchArg || src.launchArg;
   if (src.paramSrc) dst.paramSrc = src.paramSrc;
   dst.block = dst.block || src.block;
-  if (!src.strideSym.empty()) dst.strideSym = src.strideSym, dst.strideSrc = src.strideSrc;
+  if (!src.strideSym.empty()) dst.strideSym = src.strideSym, dst.strideSrc = src.strideSrc, dst.strideVal = src.strideVal;
   dst.isPtr = src.isPtr;
   dst.base = src.base;
   dst.baseName = src.baseName;

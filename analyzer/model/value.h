@@ -45,6 +45,7 @@ struct Value {
   bool block = false;       // depends on blockIdx (differs between blocks)
   std::string strideSym;    // uniform symbol scaling a thread-varying term ("height")
   const clang::NamedDecl* strideSrc = nullptr;  // the kernel parameter that symbol came from, if one
+  int64_t strideVal = 0;  // the symbol's stand-in value where it scaled the term (0: not kept)
   // Pointers.
   bool isPtr = false;
   const clang::ValueDecl* base = nullptr;  // the array / pointer parameter the pointer is into

@@ -261,6 +261,17 @@ void Builder::walkIf(const clang::IfStmt* is) {
         continue;
       }
     }
+    // One or the other by a condition the whole warp decides alike, neither loaded from memory
+    // though not known (`if (x0 == x1) x1 = x0 + 1;` over floorf/ceilf of a uniform float: darknet's
+    // weight rotation, ninth stop check): still one value for every thread, not data from memory.
+    if (uniformCond && !cur.isPtr && !other.isPtr && !cur.data && !other.data && !cur.loaded && !other.loaded) {
+      Value r = unknown();
+      r.same = uniformish(cur) && uniformish(other);
+      r.block = cur.block || other.block || c.block;
+      r.param = cur.param || other.param;
+      cur = std::move(r);
+      continue;
+    }
     // One or the other, by a condition the model cannot decide: not known. A pointer keeps its base
     // when both paths agree on it (the offset is what is not known).
     Value r = unknown();
