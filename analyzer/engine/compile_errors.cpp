@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <tuple>
@@ -584,6 +586,16 @@ const char* const kNvccReadWithTemplateKeyword =
     "it (C's definition declares f a member template), Clang and GCC need `C<T>::template f<N>(x)`; gpuopt-lint "
     "read it here as nvcc does, so the code around it is analysed";
 
+const char* const kNvccAcceptsUnmatchedDefinition =
+    "an out-of-line definition of a function template whose parameters match no declaration of its namespace: nvcc "
+    "(EDG) and GCC take it as declaring another overload, Clang rejects it and drops its body, so gpuopt-lint cannot "
+    "analyse what calls it; declaring it with these parameters (or fixing the declaration) compiles with both";
+
+const char* const kNvccReadUnmatchedDefinition =
+    "an out-of-line definition of a function template whose parameters match no declaration of its namespace: nvcc "
+    "(EDG) and GCC take it as declaring another overload (Clang rejects it); gpuopt-lint read it here as nvcc does, "
+    "so the code that calls it is analysed; declaring it with these parameters compiles with both";
+
 const char* const kNvccAcceptsTemplateTemplateArgument =
     "a class template with non-type (or more) parameters given for a template template parameter that takes only "
     "types (`template <class...> class M` given `table<class K, class V, int B>`): nvcc's front end (EDG) accepts "
@@ -828,6 +840,77 @@ std::vector<bool> atVariableDeclaration(clang::ASTContext& ctx, const std::vecto
   std::vector<bool> out;
   for (const auto& loc : locs) out.push_back(v.at.count(loc) > 0 || v.at.count(sm.getExpansionLoc(loc)) > 0);
   return out;
+}
+
+namespace {
+struct DefinitionAt : clang::RecursiveASTVisitor<DefinitionAt> {
+  const clang::SourceManager* sm = nullptr;
+  clang::SourceLocation loc;
+  const clang::FunctionDecl* found = nullptr;
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool VisitFunctionDecl(clang::FunctionDecl* fd) {
+    if (!found && fd->getDescribedFunctionTemplate() && sm->getExpansionLoc(fd->getLocation()) == loc) found = fd;
+    return !found;
+  }
+};
+}  // namespace
+
+std::optional<UnmatchedDefinition> unmatchedTemplateDefinition(clang::ASTContext& ctx, clang::SourceLocation loc) {
+  auto& sm = ctx.getSourceManager();
+  if (loc.isInvalid()) return std::nullopt;
+  DefinitionAt v;
+  v.sm = &sm;
+  v.loc = loc;
+  v.TraverseDecl(ctx.getTranslationUnitDecl());
+  const clang::FunctionDecl* fd = v.found;
+  if (!fd || !fd->getQualifierLoc() || !fd->getBody()) return std::nullopt;
+  const clang::FunctionTemplateDecl* ftd = fd->getDescribedFunctionTemplate();
+  // Namespaces only: a class's member is a different case (nvcc rejects it too).
+  for (const clang::DeclContext* dc = fd->getDeclContext(); dc && !dc->isTranslationUnit(); dc = dc->getParent())
+    if (!llvm::isa<clang::NamespaceDecl>(dc)) return std::nullopt;
+  const clang::SourceLocation begin = ftd->getBeginLoc(), body = fd->getBody()->getBeginLoc();
+  const clang::SourceLocation qBegin = fd->getQualifierLoc().getBeginLoc(), name = fd->getLocation();
+  for (auto l : {begin, body, qBegin, name})
+    if (l.isInvalid() || !l.isFileID()) return std::nullopt;
+  const clang::FileID fid = sm.getFileID(begin);
+  if (sm.getFileID(body) != fid || sm.getFileID(qBegin) != fid || sm.getFileID(name) != fid) return std::nullopt;
+  const unsigned b = sm.getFileOffset(begin), e = sm.getFileOffset(body), qb = sm.getFileOffset(qBegin),
+                 n = sm.getFileOffset(name);
+  if (!(b <= qb && qb <= n && n < e)) return std::nullopt;
+  const llvm::StringRef buf = sm.getBufferData(fid);
+  if (e > buf.size()) return std::nullopt;
+  // The namespaces as written (`::` at the front: from the global scope, where such a definition is).
+  std::string qualifier = buf.substr(qb, n - qb).str();
+  std::vector<std::string> names;
+  for (size_t at = 0; at < qualifier.size();) {
+    size_t next = qualifier.find("::", at);
+    if (next == std::string::npos) break;
+    std::string part = llvm::StringRef(qualifier).substr(at, next - at).trim().str();
+    at = next + 2;
+    if (part.empty() && names.empty()) continue;
+    if (part.empty() || !std::all_of(part.begin(), part.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+      return std::nullopt;
+    names.push_back(part);
+  }
+  if (names.empty()) return std::nullopt;
+  // The head without the qualifier, on one line: `//` comments dropped, no directive inside.
+  std::string head = buf.substr(b, qb - b).str() + buf.substr(n, e - n).str();
+  std::string line;
+  for (size_t at = 0; at <= head.size();) {
+    size_t nl = head.find('\n', at);
+    std::string part = head.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+    if (auto c = part.find("//"); c != std::string::npos) part.erase(c);
+    if (llvm::StringRef(part).trim().starts_with("#")) return std::nullopt;
+    if (!part.empty() && part.back() == '\\') return std::nullopt;
+    line += part + " ";
+    if (nl == std::string::npos) break;
+    at = nl + 1;
+  }
+  std::string decl;
+  for (const auto& ns : names) decl += "namespace " + ns + " { ";
+  decl += llvm::StringRef(line).trim().str() + "; ";
+  for (size_t i = 0; i < names.size(); ++i) decl += "} ";
+  return UnmatchedDefinition{fid, b, decl};
 }
 
 }  // namespace gpuopt

@@ -88,6 +88,8 @@ extern const char* const kNvccWarnsSharedInit;
 extern const char* const kNvccAcceptsOwnParameters;
 extern const char* const kNvccAcceptsMissingTemplateKeyword;
 extern const char* const kNvccReadWithTemplateKeyword;
+extern const char* const kNvccAcceptsUnmatchedDefinition;
+extern const char* const kNvccReadUnmatchedDefinition;
 extern const char* const kNvccAcceptsNonLiteralInConstexpr;
 extern const char* const kNvccAcceptsTemplateTemplateArgument;
 struct StaticThroughReference {
@@ -109,6 +111,19 @@ bool nvccAcceptsInContext(clang::ASTContext& ctx, clang::SourceLocation loc, boo
 // (`Caster<A>::cast<4>(x)`), and rejects it for a template parameter (`R::f<4>()`) and for member
 // access (`r.get<4>()`, also with `Ref<N> const& r`), checked with nvcc 13 -c.
 bool nvccFindsMemberTemplate(clang::ASTContext& ctx, clang::SourceLocation loc, clang::SourceLocation* nameLoc = nullptr);
+
+// At `loc` (the name of an out-of-line definition Clang found no declaration for, RawError::
+// unmatchedDefinition): when it is a function template's definition qualified by namespaces only
+// (`template <class T> __device__ void ns::api::f(T a, DIM3 b) {...}`, cuSZ's spline3.inl), the
+// declaration nvcc (EDG) and GCC read it as, on one line (`namespace ns { namespace api { template
+// <class T> __device__ void f(T a, DIM3 b); } } `), and the file and byte offset of the
+// definition's first token, where it goes.
+struct UnmatchedDefinition {
+  clang::FileID file;
+  unsigned offset = 0;
+  std::string declaration;
+};
+std::optional<UnmatchedDefinition> unmatchedTemplateDefinition(clang::ASTContext& ctx, clang::SourceLocation loc);
 bool nvccOnlyWarnsAtSharedInit(clang::ASTContext& ctx, clang::SourceLocation loc);
 
 // For each location (expansion locations of errors): whether it lies inside the body of a

@@ -216,6 +216,27 @@ class LintConsumer : public clang::ASTConsumer {
       }
       else
         shapes = launches.all(k);
+      // A kernel this file launches only in code that never runs (a branch the constants make dead,
+      // a group the preprocessor skips: CudaSift's alternative matchers, ninth stop check), with no
+      // shape given for it: nothing here runs it, so it is named and not judged under a guessed
+      // shape (--block-dim analyses it anyway).
+      if (!profiled && shapes.empty() && !KernelModel::shapeGiven(k, opts_.model, launches) && !launches.unreadable(k)) {
+        std::string notRun = notRunHere(k, launches, sm);
+        if (!notRun.empty()) {
+          KernelCoverage kc;
+          kc.kernel = k->getQualifiedNameAsString();
+          if (k->getTemplateSpecializationArgs()) {
+            kc.kernel.clear();
+            llvm::raw_string_ostream os(kc.kernel);
+            k->getNameForDiagnostic(os, ctx.getPrintingPolicy(), /*Qualified=*/true);
+          }
+          kc.where = rc.span(k->getLocation());
+          kc.accessesTotal = static_cast<unsigned>(sourceAccesses(k, ctx).size());
+          kc.whole = notRun;
+          out_.coverage.push_back(std::move(kc));
+          continue;
+        }
+      }
       if (shapes.size() > 4) shapes.resize(4);
       if (shapes.size() < 2 && !profiled) shapes.clear();
       ++out_.kernels;
@@ -497,6 +518,48 @@ class LintConsumer : public clang::ASTConsumer {
     return std::nullopt;
   }
 
+  // Why nothing in this unit runs kernel `k` although the file launches it (empty when it does, or
+  // when it has no launch at all): every launch dead (LaunchIndex::onlyDeadLaunch), or the only
+  // launches in groups the preprocessor skipped (`#if 0`: ErrorCollector::skippedRanges).
+  std::string notRunHere(const clang::FunctionDecl* k, const LaunchIndex& launches, const clang::SourceManager& sm) const {
+    const std::string name = k->getNameAsString();
+    const std::string anyway = fmt::format("it was not analysed (--block-dim {}=X,Y,Z analyses it anyway)", name);
+    if (const clang::Expr* dead = launches.onlyDeadLaunch(k))
+      return fmt::format("its only launch in this file (line {}) is in a branch the constants make dead: nothing "
+                         "here runs it, so {}", sm.getExpansionLineNumber(dead->getBeginLoc()), anyway);
+    if (name.empty()) return {};
+    auto isIdent = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (const clang::SourceRange& r : errs_.skippedRanges) {
+      clang::SourceLocation b = sm.getExpansionLoc(r.getBegin()), e = sm.getExpansionLoc(r.getEnd());
+      if (b.isInvalid() || e.isInvalid() || sm.getFileID(b) != sm.getFileID(e) || sm.isInSystemHeader(b)) continue;
+      const llvm::StringRef buf = sm.getBufferData(sm.getFileID(b));
+      const unsigned from = sm.getFileOffset(b), to = std::min<unsigned>(sm.getFileOffset(e), buf.size());
+      if (from >= to) continue;
+      const llvm::StringRef text = buf.substr(from, to - from);
+      for (size_t at = text.find(name); at != llvm::StringRef::npos; at = text.find(name, at + 1)) {
+        if (at > 0 && isIdent(text[at - 1])) continue;
+        size_t p = at + name.size();
+        if (p < text.size() && isIdent(text[p])) continue;
+        while (p < text.size() && std::isspace(static_cast<unsigned char>(text[p]))) ++p;
+        if (p + 1 < text.size() && text[p] == '<' && !text.substr(p).starts_with("<<<")) {  // template arguments
+          int depth = 0;
+          for (; p < text.size(); ++p) {
+            if (text[p] == '<') ++depth;
+            else if (text[p] == '>' && --depth == 0) { ++p; break; }
+            else if (text[p] == ';' || text[p] == '{') break;
+          }
+          while (p < text.size() && std::isspace(static_cast<unsigned char>(text[p]))) ++p;
+        }
+        if (!text.substr(p).starts_with("<<<")) continue;
+        const clang::SourceLocation launch = b.getLocWithOffset(static_cast<int>(at));
+        return fmt::format("its only launch in this file (line {}) is in code the preprocessor skips (the group from "
+                           "line {}): nothing here runs it, so {}", sm.getExpansionLineNumber(launch),
+                           sm.getExpansionLineNumber(b), anyway);
+      }
+    }
+    return {};
+  }
+
   int errorIndexAt(clang::SourceLocation loc, const clang::SourceManager& sm) const {
     for (size_t i = 0; i < errorLocs_.size(); ++i)
       if (errorLocs_[i] == loc) return static_cast<int>(i);
@@ -589,6 +652,12 @@ class LintConsumer : public clang::ASTConsumer {
           e.nvccAccepts = e.staticThroughReference = true;
           e.staticThroughReferenceNote = staticMemberThroughReferenceNote(*r);
         }
+      if (e.unmatchedDefinition && !e.nvccAccepts)
+        if (auto u = unmatchedTemplateDefinition(rc.ast(), e.loc)) {
+          e.nvccAccepts = true;
+          if (auto entry = sm.getFileEntryRefForID(u->file))
+            out_.declarationSites.push_back({canonicalPath(std::string(entry->getName())), u->offset, u->declaration});
+        }
       if (e.missingTemplateKeyword || e.unresolvedOverload) {
         // `C<T>::f<N>(x)`: at the pattern (err_template_kw_missing) or at an instantiation, where
         // the comparison it was read as cannot take the member template ("reference to overloaded
@@ -677,6 +746,7 @@ class LintConsumer : public clang::ASTConsumer {
       const std::string accepted =
           !e.nvccAccepts                ? std::string()
           : e.missingTemplateKeyword    ? std::string(kNvccAcceptsMissingTemplateKeyword)
+          : e.unmatchedDefinition       ? std::string(kNvccAcceptsUnmatchedDefinition)
           : e.nonLiteralInConstexpr     ? std::string(kNvccAcceptsNonLiteralInConstexpr)
           : e.thisInConstantExpression  ? std::string(kNvccAcceptsThisInConstantExpression)
           : e.templateTemplateArgument  ? std::string(kNvccAcceptsTemplateTemplateArgument)
@@ -690,6 +760,7 @@ class LintConsumer : public clang::ASTConsumer {
       ce.nvccWarning = nvccWarning;
       ce.nvccAccepts = e.nvccAccepts;
       ce.templateKeyword = e.nvccAccepts && e.missingTemplateKeyword;
+      ce.unmatchedDefinition = e.nvccAccepts && e.unmatchedDefinition;
       ce.inTarget = direct;
       ce.deviceCode = direct && device[ei];
       if (direct && !nvccWarning && !e.nvccAccepts) ++out_.errorsInTarget;

@@ -51,8 +51,9 @@ class PatchedFile : public llvm::vfs::File {
 class LaunchChevronFS : public llvm::vfs::ProxyFileSystem {
  public:
   LaunchChevronFS(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs, std::vector<std::string> skip,
-                  std::map<std::string, std::vector<unsigned>> keywords = {})
-      : ProxyFileSystem(std::move(fs)), skip_(std::move(skip)), keywords_(std::move(keywords)) {}
+                  std::map<std::string, std::vector<unsigned>> keywords = {}, TextInsertions declarations = {})
+      : ProxyFileSystem(std::move(fs)), skip_(std::move(skip)), keywords_(std::move(keywords)),
+        declarations_(std::move(declarations)) {}
   llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine& path) override {
     auto f = ProxyFileSystem::openFileForRead(path);
     std::string p = path.str();
@@ -69,10 +70,11 @@ class LaunchChevronFS : public llvm::vfs::ProxyFileSystem {
     changed = commaSeparateAsmOperands(text) || changed;      // `: "r"(a) "r"(b))`
     // The member templates nvcc reads without `template` (the offsets are those of the text as
     // patched above, which keeps every length).
-    if (!keywords_.empty()) {
-      auto it = keywords_.find(canonicalPath(p));
-      if (it != keywords_.end()) {
-        text = insertTemplateKeywords(text, it->second);
+    // The declarations of unmatched template definitions too (Parser::declarations).
+    if (!keywords_.empty() || !declarations_.empty()) {
+      auto inserts = insertionsFor(canonicalPath(p), keywords_, declarations_);
+      if (!inserts.empty()) {
+        text = insertTexts(text, inserts);
         changed = true;
       }
     }
@@ -83,6 +85,7 @@ class LaunchChevronFS : public llvm::vfs::ProxyFileSystem {
  private:
   std::vector<std::string> skip_;
   std::map<std::string, std::vector<unsigned>> keywords_;
+  TextInsertions declarations_;
 };
 
 // Every #include and the file it resolved to (ErrorCollector::includes).
@@ -94,6 +97,16 @@ class IncludeLog : public clang::PPCallbacks {
                           clang::SrcMgr::CharacteristicKind) override {
     if (file) errs_.includes.emplace_back(hash, std::string(file->getFileEntry().tryGetRealPathName()));
   }
+
+ private:
+  ErrorCollector& errs_;
+};
+
+// The groups of #if/#ifdef the preprocessor skipped (ErrorCollector::skippedRanges).
+class SkippedLog : public clang::PPCallbacks {
+ public:
+  explicit SkippedLog(ErrorCollector& errs) : errs_(errs) {}
+  void SourceRangeSkipped(clang::SourceRange range, clang::SourceLocation) override { errs_.skippedRanges.push_back(range); }
 
  private:
   ErrorCollector& errs_;
@@ -130,6 +143,7 @@ class LintAction : public clang::ASTFrontendAction {
     // error so the rest of the file is parsed and analysed.
     ci.getDiagnostics().setFatalsAsError(true);
     ci.getPreprocessor().addPPCallbacks(std::make_unique<IncludeLog>(errs_));
+    ci.getPreprocessor().addPPCallbacks(std::make_unique<SkippedLog>(errs_));
     if (!layoutDirs_.empty())
       ci.getPreprocessor().addPPCallbacks(std::make_unique<LayoutLog>(layoutDirs_, out_.log));
     return true;
@@ -220,7 +234,40 @@ void Parser::finishBackground(std::vector<std::string>& log) {
 
 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Parser::fileSystem(const std::string& extraPath,
                                                                    const std::string& extraText) {
-  return parseFileSystem(opts, resourceDir, cudaPath, shadowedWrapperIncludes, extraPath, extraText, &templateKeywords);
+  return parseFileSystem(opts, resourceDir, cudaPath, shadowedWrapperIncludes, extraPath, extraText, &templateKeywords,
+                         &declarations);
+}
+
+std::vector<std::pair<unsigned, std::string>> insertionsFor(const std::string& path,
+                                                            const std::map<std::string, std::vector<unsigned>>& keywords,
+                                                            const TextInsertions& declarations) {
+  std::vector<std::pair<unsigned, std::string>> out;
+  if (auto it = keywords.find(path); it != keywords.end())
+    for (unsigned off : it->second) out.push_back({off, "template "});
+  if (auto it = declarations.find(path); it != declarations.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return out;
+}
+
+std::string insertTexts(const std::string& text, const std::vector<std::pair<unsigned, std::string>>& inserts,
+                        std::vector<std::array<unsigned, 3>>* at) {
+  std::string out;
+  out.reserve(text.size() + inserts.size() * 16);
+  size_t from = 0;
+  for (const auto& [off, piece] : inserts) {
+    if (off < from || off > text.size()) continue;
+    out.append(text, from, off - from);
+    if (at) {
+      const size_t nl = out.rfind('\n');
+      const unsigned line = 1 + static_cast<unsigned>(std::count(out.begin(), out.end(), '\n'));
+      const unsigned col = static_cast<unsigned>(out.size() - (nl == std::string::npos ? 0 : nl + 1)) + 1;
+      at->push_back({line, col, static_cast<unsigned>(piece.size())});
+    }
+    out += piece;
+    from = off;
+  }
+  out.append(text, from, std::string::npos);
+  return out;
 }
 
 std::string insertTemplateKeywords(const std::string& text, const std::vector<unsigned>& offsets,
@@ -248,7 +295,8 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> parseFileSystem(const AnalysisOp
                                                                 const std::string& cudaPath,
                                                                 const std::vector<std::string>& shadowedWrapperIncludes,
                                                                 const std::string& extraPath, const std::string& extraText,
-                                                                const std::map<std::string, std::vector<unsigned>>* templateKeywords) {
+                                                                const std::map<std::string, std::vector<unsigned>>* templateKeywords,
+                                                                const TextInsertions* declarations) {
   // Unsaved editor buffers (the language server) replace the files on disk, under the launch
   // chevron normalisation like any file.
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> real = llvm::vfs::getRealFileSystem();
@@ -261,7 +309,8 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> parseFileSystem(const AnalysisOp
     real = withBuffers;
   }
   auto base = llvm::makeIntrusiveRefCnt<LaunchChevronFS>(real, excludedPrefixes(resourceDir, cudaPath),
-                                                         templateKeywords ? *templateKeywords : std::map<std::string, std::vector<unsigned>>{});
+                                                         templateKeywords ? *templateKeywords : std::map<std::string, std::vector<unsigned>>{},
+                                                         declarations ? *declarations : TextInsertions{});
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(base);
   // The bundled headers (and the nvcc-compatibility header) live in memory.
   auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
@@ -351,9 +400,9 @@ ParseResult Parser::run(const std::string& file, const ParseCommand& cmd, const 
     if (pre && pre->built) preambleBuilt = true;
     // `template` inserted into a file the preamble holds as on disk (a header of the leading block):
     // not with this preamble.
-    if (pre && !templateKeywords.empty())
+    if (pre && (!templateKeywords.empty() || !declarations.empty()))
       for (const FileStamp& d : pre->deps)
-        if (templateKeywords.count(canonicalPath(d.path))) {
+        if (templateKeywords.count(canonicalPath(d.path)) || declarations.count(canonicalPath(d.path))) {
           preLog.push_back(file + ": the preamble holds " + d.path + " as on disk, read here with `template` inserted: not used");
           pre.reset();
           break;
@@ -388,12 +437,15 @@ ParseResult Parser::runOnce(const std::string& file, const ParseCommand& cmd,
   fs.projectDirs = layoutDirs;
   fs.headerFilter = opts.headerFilter;
   // Where `template ` was inserted: positions after it on its line are reported where they are on disk.
-  for (const auto& [path, offsets] : templateKeywords) {
+  std::set<std::string> inserted;
+  for (const auto& [path, offsets] : templateKeywords) inserted.insert(path);
+  for (const auto& [path, texts] : declarations) inserted.insert(path);
+  for (const auto& path : inserted) {
     auto buf = llvm::MemoryBuffer::getFile(path);
     if (!buf) continue;
-    std::vector<std::pair<unsigned, unsigned>> at;
+    std::vector<std::array<unsigned, 3>> at;
     std::string text = (*buf)->getBuffer().str();
-    insertTemplateKeywords(text, offsets, &at);
+    insertTexts(text, insertionsFor(path, templateKeywords, declarations), &at);
     fs.insertedColumns[path] = std::move(at);
   }
   auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);

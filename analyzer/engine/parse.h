@@ -7,6 +7,7 @@
 #include <llvm/ADT/IntrusiveRefCntPtr.h>
 #include <llvm/Support/VirtualFileSystem.h>
 
+#include <array>
 #include <initializer_list>
 #include <memory>
 #include <mutex>
@@ -20,6 +21,9 @@
 #include "analyzer/frontend/frontend.h"
 
 namespace gpuopt::engine {
+
+// Text inserted into files for one parse: canonical path -> (byte offset on disk, text), ascending.
+using TextInsertions = std::map<std::string, std::vector<std::pair<unsigned, std::string>>>;
 
 struct Parser {
   const AnalysisOptions& opts;
@@ -35,6 +39,11 @@ struct Parser {
   // as comparisons. Set by the parse strategies for one parse (with no preamble that holds one of
   // those files).
   std::map<std::string, std::vector<unsigned>> templateKeywords;
+  // Declarations inserted before out-of-line definitions of function templates that match no
+  // declaration of their namespace (ParseResult::declarationSites): nvcc (EDG) and GCC read such a
+  // definition as declaring another overload; Clang rejects it. Set by the parse strategies for one
+  // parse, as templateKeywords.
+  TextInsertions declarations;
   // One parse without the preamble: its errors were made in the preamble's build, where the AST
   // positions of a missing `template` are not recorded (the strategies parse again to find them).
   bool skipPreamble = false;
@@ -67,7 +76,8 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> parseFileSystem(const AnalysisOp
                                                                 const std::string& cudaPath,
                                                                 const std::vector<std::string>& shadowedWrapperIncludes,
                                                                 const std::string& extraPath, const std::string& extraText,
-                                                                const std::map<std::string, std::vector<unsigned>>* templateKeywords = nullptr);
+                                                                const std::map<std::string, std::vector<unsigned>>* templateKeywords = nullptr,
+                                                                const TextInsertions* declarations = nullptr);
 
 // The absolute path with symbolic links and `..` resolved (as far as the path exists).
 std::string canonicalPath(const std::string& p);
@@ -76,6 +86,14 @@ std::string canonicalPath(const std::string& p);
 // starts in the new text as (line, column), 1-based, in order.
 std::string insertTemplateKeywords(const std::string& text, const std::vector<unsigned>& offsets,
                                    std::vector<std::pair<unsigned, unsigned>>* at = nullptr);
+// The texts inserted at their offsets (ascending) of `text`, and where each insertion starts in the
+// new text as (line, column, length), 1-based, in order.
+std::string insertTexts(const std::string& text, const std::vector<std::pair<unsigned, std::string>>& inserts,
+                        std::vector<std::array<unsigned, 3>>* at = nullptr);
+// The insertions of one file: `template ` at the keyword offsets and the declarations, by offset.
+std::vector<std::pair<unsigned, std::string>> insertionsFor(const std::string& path,
+                                                            const std::map<std::string, std::vector<unsigned>>& keywords,
+                                                            const TextInsertions& declarations);
 
 // The folders a command's include flags name, in order: each of `flags` (`-I`, `-iquote`,
 // `-idirafter`, `-isystem`) as `-I dir`, `-Idir` or `-iquote=dir`.

@@ -14,7 +14,9 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
+#include <tuple>
 #include <vector>
 
 #include "analyzer/frontend/benign_diagnostics.h"
@@ -54,6 +56,10 @@ struct RawError {
   // instantiation, the same missing `template` when the name is a member template of the
   // qualifier's class template (nvccFindsMemberTemplate decides).
   bool unresolvedOverload = false;
+  // "out-of-line definition of 'f' does not match any declaration in namespace 'ns'"
+  // (err_member_decl_does_not_match): for a function template nvcc and GCC accept it (the
+  // strategies read the file with a declaration inserted: ParseResult::declarationSites).
+  bool unmatchedDefinition = false;
   // Errors nvcc (EDG) and GCC accept in some places only; LintConsumer decides from the AST
   // (nvccAcceptsInContext in compile_errors.h): a variable of non-literal type in a constexpr
   // function (C++23 allows it; EDG and GCC accept it in a template), and `this->m` in a constant
@@ -125,6 +131,8 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     // nvccFindsMemberTemplate); Clang gives up on the instantiation, which keeps no body.
     e.missingTemplateKeyword = info.getID() == clang::diag::err_template_kw_missing;
     e.unresolvedOverload = info.getID() == clang::diag::err_ovl_unresolvable;
+    e.unmatchedDefinition = info.getID() == clang::diag::err_member_decl_does_not_match ||
+                            info.getID() == clang::diag::err_member_decl_does_not_match_suggest;
     e.templateTemplateArgument = info.getID() == clang::diag::err_template_arg_template_params_mismatch;
     e.nvccAccepts = e.missingTemplateKeyword || e.templateTemplateArgument || namesItsOwnParameters(info);
     e.nonLiteralInConstexpr = info.getID() == clang::diag::err_constexpr_local_var_non_literal_type;
@@ -148,6 +156,9 @@ class ErrorCollector : public clang::DiagnosticConsumer {
   // SourceManager lives) and the real path of the file it names. An error in a header a linted file
   // includes is that file's, even where the includer's parse entered the header earlier.
   std::vector<std::pair<clang::SourceLocation, std::string>> includes;
+  // Code the preprocessor skipped (`#if 0` ... `#endif`, a branch of #ifdef not taken): the range
+  // from the directive to the end of the group (PPCallbacks::SourceRangeSkipped).
+  std::vector<clang::SourceRange> skippedRanges;
 };
 
 // What one parse of a file produced.
@@ -160,6 +171,7 @@ struct CompileError {
   bool nvccWarning = false; // nvcc only warns here (a finding of warning severity, not an error)
   bool nvccAccepts = false; // nvcc accepts it, Clang cannot read it (a note: what it reaches is not analysed)
   bool templateKeyword = false;  // ... a member template called without `template` (RawError::missingTemplateKeyword)
+  bool unmatchedDefinition = false;  // ... a function template defined with other parameters (RawError::unmatchedDefinition)
 };
 struct SkippedKernel {
   std::string name;
@@ -183,6 +195,12 @@ struct ParseResult {
   // (`C<T>::f<N>(x)`, nvccFindsMemberTemplate): canonical path and byte offset of the name. The
   // parse strategies read the file again with the keyword there (Parser::templateKeywords).
   std::vector<std::pair<std::string, unsigned>> templateKeywordSites;
+  // Out-of-line definitions of function templates that match no declaration of their namespace
+  // (`template <class T> __device__ void ns::f(T a, DIM3 b) {...}` with `ns::f(T a)` declared):
+  // nvcc (EDG) and GCC read one as declaring another overload, Clang rejects it and drops its body.
+  // Canonical path, byte offset of the definition's `template`, and the declaration to put there
+  // (on one line: `namespace ns { template <class T> __device__ void f(T a, DIM3 b); } `).
+  std::vector<std::tuple<std::string, unsigned, std::string>> declarationSites;
   unsigned cleanFunctions = 0;           // host or device functions with a body free of errors
   double parseMs = 0, analysisMs = 0;
   std::map<std::string, double> phaseMs;  // FileAnalysis::phaseMs

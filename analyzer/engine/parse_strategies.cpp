@@ -140,6 +140,7 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
   // with the keyword inserted there (positions after it are reported where they are on disk).
   // Kept when it has fewer errors; the sites stay notes that say what was read.
   auto keywordNote = [](const CompileError& e) { return e.templateKeyword; };
+  std::map<std::string, std::vector<unsigned>> keywordsRead;  // where `best` was read with `template` inserted
   if (best.templateKeywordSites.empty() && best.preamble &&
       std::any_of(best.errors.begin(), best.errors.end(), keywordNote)) {
     // The notes came from the preamble's build (a header of the leading block): parse without it
@@ -177,6 +178,53 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
           CompileError n = e;
           const size_t at = n.message.find(kNvccAcceptsMissingTemplateKeyword);
           n.message = (at == std::string::npos ? std::string() : n.message.substr(0, at)) + kNvccReadWithTemplateKeyword;
+          r.errors.push_back(std::move(n));
+        }
+      best = std::move(r);
+      keywordsRead = sites;
+    }
+  }
+  // Out-of-line definitions of function templates with parameters no declaration has (cuSZ's
+  // spline3.inl): nvcc and GCC read each as declaring another overload. The file read again with
+  // that declaration inserted before each (on the definition's first line, so every line keeps
+  // its number); kept when it has fewer errors, the places noted as read the way nvcc reads them.
+  // (After a parse read with `template` inserted, the offsets are mapped back to the file on disk
+  // and the keywords inserted again.)
+  if (!best.declarationSites.empty()) {
+    TextInsertions sites;
+    for (const auto& [path, offset, text] : best.declarationSites) {
+      unsigned onDisk = offset;
+      if (auto it = keywordsRead.find(path); it != keywordsRead.end()) {
+        unsigned before = 0;
+        for (size_t i = 0; i < it->second.size(); ++i)
+          if (it->second[i] + LintedFiles::kTemplateKeywordLength * i < offset) before = static_cast<unsigned>(i + 1);
+        onDisk = offset - before * LintedFiles::kTemplateKeywordLength;
+      }
+      sites[path].push_back({onDisk, text});
+    }
+    for (auto& [path, v] : sites) {
+      std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      v.erase(std::unique(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first == b.first; }), v.end());
+    }
+    parser.declarations = sites;
+    parser.templateKeywords = keywordsRead;
+    ParseResult r = parser.run(file, bestCmd, layout);
+    parser.declarations.clear();
+    parser.templateKeywords.clear();
+    note(r);
+    if (r.crash.empty() && r.consumed &&
+        (r.rawErrors < best.rawErrors || (r.rawErrors == best.rawErrors && r.kernels > best.kernels))) {
+      log.push_back(fmt::format("{}: {} out-of-line template definitions match no declaration of their namespace, "
+                                "which nvcc reads as declaring other overloads; analysed read that way ({} errors, {} "
+                                "kernels before; {} errors, {} kernels after)",
+                                file, best.declarationSites.size(), best.rawErrors, best.kernels, r.rawErrors, r.kernels));
+      for (const auto& e : best.errors)
+        if (e.templateKeyword && !keywordsRead.empty()) {
+          r.errors.push_back(e);  // the notes of the keywords read again
+        } else if (e.unmatchedDefinition) {
+          CompileError n = e;
+          const size_t at = n.message.find(kNvccAcceptsUnmatchedDefinition);
+          n.message = (at == std::string::npos ? std::string() : n.message.substr(0, at)) + kNvccReadUnmatchedDefinition;
           r.errors.push_back(std::move(n));
         }
       best = std::move(r);

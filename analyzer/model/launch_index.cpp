@@ -246,7 +246,10 @@ void LaunchIndex::resolveLaunch(clang::ASTContext& ctx, HostValues& hv, const cl
       }
     }
     if (dead) {
-      for (const auto* k : kernels) deadLaunched_.insert(k->getCanonicalDecl());
+      for (const auto* k : kernels) {
+        deadLaunched_.insert(k->getCanonicalDecl());
+        deadAt_.emplace(k->getCanonicalDecl(), call);
+      }
       return;
     }
     unsigned p[3] = {0, 0, 0};
@@ -341,6 +344,12 @@ bool LaunchIndex::viewStride(const clang::FunctionDecl* k, unsigned index) const
   if (notLaunched(k)) return false;
   const auto* v = lookupKernel(viewStrides_, k);
   return v && index < v->size() && (*v)[index];
+}
+
+const clang::Expr* LaunchIndex::onlyDeadLaunch(const clang::FunctionDecl* k) const {
+  if (!k || !onlyDead(k)) return nullptr;
+  auto it = deadAt_.find(k->getCanonicalDecl());
+  return it == deadAt_.end() ? nullptr : it->second;
 }
 
 bool LaunchIndex::onlyDead(const clang::FunctionDecl* k) const {

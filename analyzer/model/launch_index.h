@@ -43,6 +43,9 @@ class LaunchIndex {
   // A launch of `kernel` whose block shape could not be read (a run-time value, a function
   // pointer): "launch at line N", or nullptr.
   const std::string* unreadable(const clang::FunctionDecl* kernel) const;
+  // A kernel whose every launch in the unit is dead (a branch the constants decide, `int mode = 10;
+  // if (mode == 5) k<<<...>>>`): the first such launch, else null. Nothing here runs the kernel.
+  const clang::Expr* onlyDeadLaunch(const clang::FunctionDecl* kernel) const;
   // For such a launch, the axes that are known all the same (`dim3 b; b.x = 1; b.y = n;`: x = 1,
   // z = 1): 0 for an axis known only at run time; nullptr when no axis is known, or the launches
   // disagree on every axis.
@@ -100,6 +103,7 @@ class LaunchIndex {
   // The launched instantiations of each kernel template (by its templated declaration).
   std::map<const clang::FunctionDecl*, std::vector<const clang::FunctionDecl*>> launchedSpecs_;
   std::set<const clang::FunctionDecl*> deadLaunched_, liveLaunched_;
+  std::map<const clang::FunctionDecl*, const clang::Expr*> deadAt_;  // the first dead launch of each
   // Allocation sizes and prefix sums of flags of the buffers each launch passes (launch_buffers.cpp).
   void readBufferFacts(clang::ASTContext& ctx, const launch_detail::HostCalls& calls);
 

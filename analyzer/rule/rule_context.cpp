@@ -156,8 +156,9 @@ unsigned LintedFiles::columnOnDisk(clang::FileID fid, unsigned line, unsigned co
   if (it == s_.insertedColumns.end()) return col;
   // Right to left: each insertion's column counts the ones before it on its line.
   for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) {
-    if (p->first != line || col <= p->second) continue;
-    col = col >= p->second + kTemplateKeywordLength ? col - kTemplateKeywordLength : p->second;
+    const unsigned at = (*p)[1], len = (*p)[2];
+    if ((*p)[0] != line || col <= at) continue;
+    col = col >= at + len ? col - len : at;
   }
   return col;
 }

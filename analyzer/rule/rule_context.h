@@ -3,6 +3,7 @@
 #include <clang/AST/ASTContext.h>
 #include <clang/Basic/SourceManager.h>
 
+#include <array>
 #include <map>
 #include <optional>
 #include <regex>
@@ -39,7 +40,8 @@ class LintedFiles {
     std::optional<std::string> headerFilter;
     // Files read with `template ` (kTemplateKeywordLength bytes) inserted (Parser::templateKeywords): canonical path -> where each
     // insertion starts in the text Clang read, (line, column), in order; columnOnDisk maps back.
-    std::map<std::string, std::vector<std::pair<unsigned, unsigned>>> insertedColumns;
+    // Also the declarations inserted before unmatched template definitions (Parser::declarations).
+    std::map<std::string, std::vector<std::array<unsigned, 3>>> insertedColumns;  // (line, column, length)
   };
   LintedFiles(const clang::SourceManager& sm, Settings s);
   bool contains(clang::SourceLocation loc) const;
