@@ -137,8 +137,6 @@ class LintConsumer : public clang::ASTConsumer {
       f();
       out_.phaseMs[phase] += msSince(t);
     };
-    for (const auto& r : rules_)
-      if (enabled(*r)) timed(std::string(r->info().id), [&] { r->checkTranslationUnit(ctx, rc); });
     // The model carries what the enabled rules ask of it (like clang-tidy registering the matchers
     // of the enabled checks only).
     ModelOptions modelOpts = opts_.model;
@@ -160,6 +158,18 @@ class LintConsumer : public clang::ASTConsumer {
     out_.phaseMs["launch index"] += msSince(tLaunches);
     std::vector<const clang::FunctionDecl*> functions;
     const std::vector<const clang::FunctionDecl*> kernels = findFunctions(ctx, files, functions);
+    // Kernels this file launches only in code that never runs (notRunHere), known to the rules over
+    // the whole unit before they run.
+    {
+      std::set<const clang::FunctionDecl*> notRun;
+      for (const clang::FunctionDecl* k : kernels)
+        if (launches.all(k).empty() && !KernelModel::shapeGiven(k, opts_.model, launches) && !launches.unreadable(k) &&
+            !opts_.model.profiledBlocks.count(k->getNameAsString()) && !notRunHere(k, launches, sm).empty())
+          notRun.insert(k->getCanonicalDecl());
+      rc.setNotRunKernels(std::move(notRun));
+    }
+    for (const auto& r : rules_)
+      if (enabled(*r)) timed(std::string(r->info().id), [&] { r->checkTranslationUnit(ctx, rc); });
     // At most maxInstantiations instantiations of one kernel template (instantiation_cap.h), among
     // those free of compile errors.
     std::set<const clang::FunctionDecl*> capped;

@@ -104,6 +104,10 @@ class RuleContext {
   // a template kernel, `instantiation` names the instantiation ("transpose<double>") and `group`
   // the template: findings that differ between instantiations say which they are for.
   void setFunction(std::string name, std::string instantiation = {}, std::string group = {});
+  // Kernels this file launches only in code that never runs (LintConsumer: a dead branch, a group
+  // the preprocessor skips): named as not analysed; rules over the whole unit leave them alone.
+  void setNotRunKernels(std::set<const clang::FunctionDecl*> ks) { notRun_ = std::move(ks); }
+  bool notRunKernel(const clang::FunctionDecl* f) const { return f && notRun_.count(f->getCanonicalDecl()); }
   // The kernel is analysed once per block shape it is launched with: findings that not every
   // shape has say which launch they are for.
   void setLaunchVariant(std::string variant) { variant_ = std::move(variant); }
@@ -130,6 +134,7 @@ class RuleContext {
   std::vector<Diagnostic>& diagnostics() { return diags_; }
 
  private:
+  std::set<const clang::FunctionDecl*> notRun_;
   clang::ASTContext& ctx_;
   const ModelOptions& opts_;
   const LintedFiles& files_;
