@@ -190,6 +190,24 @@ void mergeAcrossInputs(std::vector<FileResult>& results) {
       }
       drop[f][i] = true;
       Diagnostic& k = results[it->second.file].diags[it->second.index];
+      // The more severe one speaks for the place: its words with its severity (a race said as an
+      // error where a unit launches the kernel with a known shape, not the other unit's "possible
+      // ... assuming a 256-thread block" raised to an error: CudaSift's OrientAndExtractCONST,
+      // ninth stop check). What the other gives (units, places, instantiations) is merged below.
+      Diagnostic replaced;
+      const Diagnostic* other = &d;
+      if (d.severity > k.severity) {
+        replaced = std::move(k);
+        k = d;
+        k.units = replaced.units;
+        auto same = [](const SourceSpan& a, const SourceSpan& b) {
+          return a.begin.file == b.begin.file && a.begin.line == b.begin.line && a.begin.col == b.begin.col;
+        };
+        for (const auto& r : replaced.related)
+          if (std::none_of(k.related.begin(), k.related.end(), [&](const SourceSpan& x) { return same(x, r); }))
+            k.related.push_back(r);
+        other = &replaced;
+      }
       if (!header.empty() && (canonicalFile(d.span.begin.file, memo) != canonicalFile(k.span.begin.file, memo) ||
                               d.span.begin.line != k.span.begin.line)) {
         const std::string site = d.span.begin.file + ":" + std::to_string(d.span.begin.line);
@@ -201,12 +219,17 @@ void mergeAcrossInputs(std::vector<FileResult>& results) {
       }
       for (const auto& u : d.units.empty() ? std::vector<std::string>{unit} : d.units)
         if (std::find(k.units.begin(), k.units.end(), u) == k.units.end()) k.units.push_back(u);
-      // Instantiations: the union; a finding of every instantiation (none listed) wins.
-      if (!k.instantiations.empty()) {
-        std::vector<std::string> all = k.instantiations;
-        if (d.instantiations.empty()) all.clear();
-        for (const auto& n : d.instantiations)
-          if (std::find(all.begin(), all.end(), n) == all.end() && !all.empty()) all.push_back(n);
+      // Instantiations: the union, the earlier finding's first; a finding of every instantiation
+      // (none listed) wins.
+      {
+        const std::vector<std::string> a = other == &d ? k.instantiations : replaced.instantiations;
+        const std::vector<std::string> b = other == &d ? d.instantiations : k.instantiations;
+        std::vector<std::string> all;
+        if (!a.empty() && !b.empty()) {
+          all = a;
+          for (const auto& n : b)
+            if (std::find(all.begin(), all.end(), n) == all.end()) all.push_back(n);
+        }
         retellInstantiations(k, all);
       }
       if (d.severity > k.severity) k.severity = d.severity;

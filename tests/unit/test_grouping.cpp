@@ -163,3 +163,26 @@ TEST(Grouping, AMissingHeaderIsOneFindingForTheRunWhereverItIsIncluded) {
   mergeAcrossInputs(results);  // again (--fix): said once
   EXPECT_EQ(results[0].diags[0].message.find("also included"), results[0].diags[0].message.rfind("also included"));
 }
+
+TEST(Grouping, TheMoreSevereFindingSpeaksForThePlace) {
+  // One unit guesses the kernel's shape (a possible race, a warning), another launches it with a
+  // known one (the race, an error): the error's words with the error's severity, never the guess
+  // raised to an error (CudaSift's OrientAndExtractCONST, ninth stop check).
+  std::vector<FileResult> results(2);
+  results[0].file = "d.cu";
+  results[1].file = "h.cu";
+  results[0].diags.push_back(at("shared.cuh", 9, "possible race; assuming a 256-thread block", {"k<1>"}));
+  results[0].diags[0].fixHint = "guess's fix";
+  results[1].diags.push_back(at("shared.cuh", 9, "race between thread 0 and thread 32", {"k<2>"}));
+  results[1].diags[0].severity = Severity::Error;
+  results[1].diags[0].fixHint = "known shape's fix";
+  mergeAcrossInputs(results);
+  ASSERT_EQ(results[0].diags.size() + results[1].diags.size(), 1u);
+  const Diagnostic& h = results[0].diags.empty() ? results[1].diags[0] : results[0].diags[0];
+  EXPECT_EQ(h.severity, Severity::Error);
+  EXPECT_EQ(h.message.find("assuming"), std::string::npos) << h.message;
+  EXPECT_NE(h.message.find("race between thread 0 and thread 32"), std::string::npos) << h.message;
+  EXPECT_EQ(h.fixHint, "known shape's fix");
+  EXPECT_EQ(h.instantiations, (std::vector<std::string>{"k<1>", "k<2>"}));
+  EXPECT_EQ(h.units, (std::vector<std::string>{"d.cu", "h.cu"}));
+}
