@@ -270,27 +270,6 @@ std::string insertTexts(const std::string& text, const std::vector<std::pair<uns
   return out;
 }
 
-std::string insertTemplateKeywords(const std::string& text, const std::vector<unsigned>& offsets,
-                                   std::vector<std::pair<unsigned, unsigned>>* at) {
-  std::string out;
-  out.reserve(text.size() + offsets.size() * LintedFiles::kTemplateKeywordLength);
-  size_t from = 0;
-  for (unsigned off : offsets) {
-    if (off < from || off > text.size()) continue;
-    out.append(text, from, off - from);
-    if (at) {
-      const size_t nl = out.rfind('\n');
-      const unsigned line = 1 + static_cast<unsigned>(std::count(out.begin(), out.end(), '\n'));
-      const unsigned col = static_cast<unsigned>(out.size() - (nl == std::string::npos ? 0 : nl + 1)) + 1;
-      at->push_back({line, col});
-    }
-    out += "template ";
-    from = off;
-  }
-  out.append(text, from, std::string::npos);
-  return out;
-}
-
 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> parseFileSystem(const AnalysisOptions& opts, const std::string& resourceDir,
                                                                 const std::string& cudaPath,
                                                                 const std::vector<std::string>& shadowedWrapperIncludes,

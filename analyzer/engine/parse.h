@@ -82,10 +82,6 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> parseFileSystem(const AnalysisOp
 // The absolute path with symbolic links and `..` resolved (as far as the path exists).
 std::string canonicalPath(const std::string& p);
 
-// The text `template ` inserted before each offset (ascending) of `text`, and where each insertion
-// starts in the new text as (line, column), 1-based, in order.
-std::string insertTemplateKeywords(const std::string& text, const std::vector<unsigned>& offsets,
-                                   std::vector<std::pair<unsigned, unsigned>>* at = nullptr);
 // The texts inserted at their offsets (ascending) of `text`, and where each insertion starts in the
 // new text as (line, column, length), 1-based, in order.
 std::string insertTexts(const std::string& text, const std::vector<std::pair<unsigned, std::string>>& inserts,

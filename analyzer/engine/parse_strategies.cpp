@@ -139,6 +139,13 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
   // class template's definition declares it one) and Clang as comparisons: the file read again
   // with the keyword inserted there (positions after it are reported where they are on disk).
   // Kept when it has fewer errors; the sites stay notes that say what was read.
+  // A parse of the file read as nvcc reads it (a keyword or a declaration inserted) is kept with
+  // fewer errors, or as many and more kernels analysed (Clang's recovery at such a place is no
+  // error, but it keeps no instantiation of the function around it).
+  auto readBetter = [&](const ParseResult& r) {
+    return r.crash.empty() && r.consumed &&
+           (r.rawErrors < best.rawErrors || (r.rawErrors == best.rawErrors && r.kernels > best.kernels));
+  };
   auto keywordNote = [](const CompileError& e) { return e.templateKeyword; };
   std::map<std::string, std::vector<unsigned>> keywordsRead;  // where `best` was read with `template` inserted
   if (best.templateKeywordSites.empty() && best.preamble &&
@@ -162,10 +169,7 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
     ParseResult r = parser.run(file, bestCmd, layout);
     parser.templateKeywords.clear();
     note(r);
-    // Fewer errors, or as many and more kernels analysed (Clang's recovery at the pattern is no
-    // error, but it keeps no instantiation of the function around it).
-    if (r.crash.empty() && r.consumed &&
-        (r.rawErrors < best.rawErrors || (r.rawErrors == best.rawErrors && r.kernels > best.kernels))) {
+    if (readBetter(r)) {
       log.push_back(fmt::format("{}: member templates called without `template` (`C<T>::f<N>(x)`) at {} places, "
                                 "which nvcc accepts; analysed with the keyword read there as nvcc does ({} errors, {} "
                                 "kernels before; {} errors, {} kernels after)",
@@ -212,8 +216,7 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
     parser.declarations.clear();
     parser.templateKeywords.clear();
     note(r);
-    if (r.crash.empty() && r.consumed &&
-        (r.rawErrors < best.rawErrors || (r.rawErrors == best.rawErrors && r.kernels > best.kernels))) {
+    if (readBetter(r)) {
       log.push_back(fmt::format("{}: {} out-of-line template definitions match no declaration of their namespace, "
                                 "which nvcc reads as declaring other overloads; analysed read that way ({} errors, {} "
                                 "kernels before; {} errors, {} kernels after)",

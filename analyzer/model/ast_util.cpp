@@ -434,10 +434,13 @@ struct AxisReaders : clang::RecursiveASTVisitor<AxisReaders> {
     }
     return x && rows;
   }
-  bool VisitMSPropertyRefExpr(clang::MSPropertyRefExpr* e) {
+  // `var.y` (axis 1) or `var.z` (2) of a CUDA built-in (threadIdx, blockIdx).
+  static bool readsAxis(const clang::MSPropertyRefExpr* e, llvm::StringRef var, int axis) {
     auto* base = llvm::dyn_cast<clang::DeclRefExpr>(e->getBaseExpr()->IgnoreParenImpCasts());
-    if (base && base->getDecl()->getName() == "threadIdx" && e->getPropertyDecl()->getName() == (axis == 1 ? "y" : "z"))
-      found = true;
+    return base && base->getDecl()->getName() == var && e->getPropertyDecl()->getName() == (axis == 1 ? "y" : "z");
+  }
+  bool VisitMSPropertyRefExpr(clang::MSPropertyRefExpr* e) {
+    found = found || readsAxis(e, "threadIdx", axis);
     return !found;
   }
   bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
@@ -485,9 +488,7 @@ struct BlockAxisReaders : clang::RecursiveASTVisitor<BlockAxisReaders> {
     return clang::RecursiveASTVisitor<BlockAxisReaders>::TraverseBinaryOperator(b);
   }
   bool VisitMSPropertyRefExpr(clang::MSPropertyRefExpr* e) {
-    auto* base = llvm::dyn_cast<clang::DeclRefExpr>(e->getBaseExpr()->IgnoreParenImpCasts());
-    if (base && base->getDecl()->getName() == "blockIdx" && e->getPropertyDecl()->getName() == (axis == 1 ? "y" : "z"))
-      found = true;
+    found = found || AxisReaders::readsAxis(e, "blockIdx", axis);
     return !found;
   }
   bool VisitCallExpr(clang::CallExpr* ce) {
@@ -503,28 +504,11 @@ struct BlockAxisReaders : clang::RecursiveASTVisitor<BlockAxisReaders> {
 };
 }  // namespace
 
-bool readsBlockAxisBeyondLinear(const clang::FunctionDecl* kernel, int axis) {
-  const clang::FunctionDecl* def = nullptr;
-  if (!kernel || !kernel->hasBody(def) || !def) return true;
-  BlockAxisReaders r;
-  r.axis = axis;
-  r.seen.insert(def);
-  r.todo.push_back(def);
-  while (!r.todo.empty() && !r.found) {
-    const clang::FunctionDecl* f = r.todo.back();
-    r.todo.pop_back();
-    r.TraverseStmt(f->getBody());
-  }
-  return r.found;
-}
-
-bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics, bool unseenRead, bool skipLinear) {
-  const clang::FunctionDecl* def = nullptr;
-  if (!kernel || !kernel->hasBody(def) || !def) return true;
-  AxisReaders r;
-  r.axis = axis;
-  r.unseenRead = unseenRead;
-  r.skipLinear = skipLinear;
+namespace {
+// A readers visitor over `def` and the bodies it queues (its `todo`), constructors' initialisers
+// too, until it has found what it looks for.
+template <class Readers>
+void walkBodies(Readers& r, const clang::FunctionDecl* def) {
   r.seen.insert(def);
   r.todo.push_back(def);
   while (!r.todo.empty() && !r.found) {
@@ -535,6 +519,26 @@ bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics,
       for (const auto* init : cd->inits())
         if (init->getInit()) r.TraverseStmt(init->getInit());
   }
+}
+}  // namespace
+
+bool readsBlockAxisBeyondLinear(const clang::FunctionDecl* kernel, int axis) {
+  const clang::FunctionDecl* def = nullptr;
+  if (!kernel || !kernel->hasBody(def) || !def) return true;
+  BlockAxisReaders r;
+  r.axis = axis;
+  walkBodies(r, def);
+  return r.found;
+}
+
+bool readsThreadAxis(const clang::FunctionDecl* kernel, int axis, bool* atomics, bool unseenRead, bool skipLinear) {
+  const clang::FunctionDecl* def = nullptr;
+  if (!kernel || !kernel->hasBody(def) || !def) return true;
+  AxisReaders r;
+  r.axis = axis;
+  r.unseenRead = unseenRead;
+  r.skipLinear = skipLinear;
+  walkBodies(r, def);
   if (atomics) *atomics = r.atomics;
   return r.found;
 }
