@@ -160,12 +160,16 @@ class LintConsumer : public clang::ASTConsumer {
     const std::vector<const clang::FunctionDecl*> kernels = findFunctions(ctx, files, functions);
     // Kernels this file launches only in code that never runs (notRunHere), known to the rules over
     // the whole unit before they run.
+    std::map<const clang::FunctionDecl*, std::string> notRunWhy;
     {
       std::set<const clang::FunctionDecl*> notRun;
       for (const clang::FunctionDecl* k : kernels)
         if (launches.all(k).empty() && !KernelModel::shapeGiven(k, opts_.model, launches) && !launches.unreadable(k) &&
-            !opts_.model.profiledBlocks.count(k->getNameAsString()) && !notRunHere(k, launches, sm).empty())
-          notRun.insert(k->getCanonicalDecl());
+            !opts_.model.profiledBlocks.count(k->getNameAsString()))
+          if (std::string why = notRunHere(k, launches, sm); !why.empty()) {
+            notRun.insert(k->getCanonicalDecl());
+            notRunWhy[k] = std::move(why);
+          }
       rc.setNotRunKernels(std::move(notRun));
     }
     for (const auto& r : rules_)
@@ -226,36 +230,28 @@ class LintConsumer : public clang::ASTConsumer {
       }
       else
         shapes = launches.all(k);
-      // A kernel this file launches only in code that never runs (a branch the constants make dead,
-      // a group the preprocessor skips: CudaSift's alternative matchers, ninth stop check), with no
-      // shape given for it: nothing here runs it, so it is named and not judged under a guessed
-      // shape (--block-dim analyses it anyway).
-      if (!profiled && shapes.empty() && !KernelModel::shapeGiven(k, opts_.model, launches) && !launches.unreadable(k)) {
-        std::string notRun = notRunHere(k, launches, sm);
-        if (!notRun.empty()) {
-          KernelCoverage kc;
-          kc.kernel = k->getQualifiedNameAsString();
-          if (k->getTemplateSpecializationArgs()) {
-            kc.kernel.clear();
-            llvm::raw_string_ostream os(kc.kernel);
-            k->getNameForDiagnostic(os, ctx.getPrintingPolicy(), /*Qualified=*/true);
-          }
-          kc.where = rc.span(k->getLocation());
-          kc.accessesTotal = static_cast<unsigned>(sourceAccesses(k, ctx).size());
-          kc.whole = notRun;
-          out_.coverage.push_back(std::move(kc));
-          continue;
-        }
-      }
-      if (shapes.size() > 4) shapes.resize(4);
-      if (shapes.size() < 2 && !profiled) shapes.clear();
-      ++out_.kernels;
       std::string inst, group;
       if (k->getTemplateSpecializationArgs()) {
         llvm::raw_string_ostream os(inst);
         k->getNameForDiagnostic(os, ctx.getPrintingPolicy(), /*Qualified=*/true);
         if (const auto* pt = k->getPrimaryTemplate()) group = fmt::format("{}", static_cast<const void*>(pt->getCanonicalDecl()));
       }
+      // A kernel this file launches only in code that never runs (a branch the constants make dead,
+      // a group the preprocessor skips: CudaSift's alternative matchers, ninth stop check), with no
+      // shape given for it: nothing here runs it, so it is named and not judged under a guessed
+      // shape (--block-dim analyses it anyway).
+      if (auto why = notRunWhy.find(k); why != notRunWhy.end()) {
+        KernelCoverage kc;
+        kc.kernel = inst.empty() ? k->getQualifiedNameAsString() : inst;
+        kc.where = rc.span(k->getLocation());
+        kc.accessesTotal = static_cast<unsigned>(sourceAccesses(k, ctx).size());
+        kc.whole = why->second;
+        out_.coverage.push_back(std::move(kc));
+        continue;
+      }
+      if (shapes.size() > 4) shapes.resize(4);
+      if (shapes.size() < 2 && !profiled) shapes.clear();
+      ++out_.kernels;
       auto describe = [&](const KernelModel& model) {
         // (The log is kept whatever --verbose says: it is stored with the result, and --verbose is
         // not part of the result cache's key.)
