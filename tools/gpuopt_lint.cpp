@@ -44,6 +44,7 @@
 #include "analyzer/app/profile_command.h"
 #if !GPUOPT_LAUNCHER
 #include "analyzer/app/lsp_server.h"
+#include "analyzer/engine/program_scan.h"
 #include "analyzer/rule/rule.h"
 #endif
 #endif
@@ -327,6 +328,18 @@ int main(int argc, char** argv) {
   const std::string engineId = toolIdentityOf(analyzerPath());
   std::atomic<bool> miss{false};
 #else
+  // The call sites of each compile database's files (launch wrappers called from other units):
+  // one index per database the inputs use.
+  {
+    std::map<std::string, std::shared_ptr<const ProgramCalls>> programs;
+    for (size_t i = 0; i < o.files.size(); ++i) {
+      std::string dir = findCompileCommandsDir(o.files[i], perFile[i].analysis.frontend.compileCommandsDir);
+      if (dir.empty()) continue;
+      auto [it, fresh] = programs.try_emplace(dir);
+      if (fresh) it->second = scanProgram(dir, cudaPath, &cudaLog);
+      perFile[i].analysis.programCalls = it->second;
+    }
+  }
   if (o.frontend.verbose)
     for (const auto& l : cudaLog) std::cerr << "gpuopt-lint: " << l << "\n";
   LintEnvironment env;

@@ -50,6 +50,7 @@ bool reportParse(const std::string& file, ParsedFile& parsed, const ParseCommand
   fa.result.kernels = static_cast<int>(best.kernels);
   fa.result.includer = parsed.usedIncluder;
   fa.result.sourceHashes = best.sourceHashes;
+  fa.result.programFacts = best.programFacts;
   fa.log.insert(fa.log.end(), best.log.begin(), best.log.end());
   for (const auto& s : best.skipped)
     fa.log.push_back(fmt::format("{}:{}: kernel {} not analysed: {}", s.where.begin.file, s.where.begin.line, s.name, s.reason));

@@ -9,6 +9,7 @@
 
 #include "analyzer/frontend/cache.h"
 #include "analyzer/frontend/frontend.h"
+#include "analyzer/frontend/program_calls.h"
 #include "analyzer/model/model_options.h"
 #include "analyzer/report/output.h"
 
@@ -34,6 +35,10 @@ struct AnalysisOptions {
   std::optional<std::string> headerFilter;
   // The preamble and result caches (analyzer/frontend/cache.h); an empty dir disables both.
   CacheOptions cache;
+  // The call sites of the program's files (a compile database's units and the headers beside them,
+  // analyzer/engine/program_scan.h), or nullptr. Not part of the result cache's key: a result lists
+  // the names it asked about with their answers (FileResult::programFacts), checked on lookup.
+  std::shared_ptr<const ProgramCalls> programCalls;
 };
 
 struct FileAnalysis {

@@ -153,7 +153,8 @@ class LintConsumer : public clang::ASTConsumer {
     // files are the whole project, as in most files, the launch index's map is kept for the rules.)
     const bool sameScope = project == scope;
     if (!sameScope) ctx.setTraversalScope(project);
-    LaunchIndex launches(ctx);
+    LaunchIndex launches(ctx, opts_.programCalls.get());
+    out_.programFacts = launches.programFacts();
     if (!sameScope) ctx.setTraversalScope(scope);
     out_.phaseMs["launch index"] += msSince(tLaunches);
     std::vector<const clang::FunctionDecl*> functions;

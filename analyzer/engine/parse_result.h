@@ -188,6 +188,8 @@ struct ParseResult {
   std::vector<Diagnostic> diags;         // the rules' findings
   std::vector<SkippedKernel> skipped;
   std::vector<KernelCoverage> coverage;  // per analysed kernel (its first shape's walk)
+  // The program call sites the launch index read (LaunchIndex::programFacts).
+  std::map<std::string, std::string> programFacts;
   unsigned kernels = 0;                  // analysed
   unsigned assumedKernels = 0;           // ... with no launch in the code and no --block-dim (shapes guessed)
   unsigned uninstantiatedKernels = 0;    // kernel templates of the linted file nothing in the unit instantiates

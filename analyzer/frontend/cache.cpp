@@ -294,6 +294,10 @@ std::optional<FileAnalysis> cachedAnalysis(const std::string& file, const Analys
   if (key) *key = k;
   auto c = loadCachedResult(opts.cache.dir, file, k);
   if (!c) return std::nullopt;
+  // What it read of the program's other files: the same answers now (the launcher has no index:
+  // the analyzer answers).
+  for (const auto& [name, fp] : c->result.programFacts)
+    if (!opts.programCalls || opts.programCalls->fingerprint(name) != fp) return std::nullopt;
   FileAnalysis fa;
   fa.result = std::move(c->result);
   fa.kernels = c->kernels;
@@ -380,6 +384,7 @@ json resultJson(const FileResult& r) {
     j["coverage"].push_back({k.kernel, spanJson(k.where), k.accessesTotal, k.accessesReached, g, k.whole});
   }
   j["sourceHashes"] = r.sourceHashes;
+  if (!r.programFacts.empty()) j["programFacts"] = r.programFacts;
   return j;
 }
 
@@ -402,6 +407,8 @@ FileResult resultFrom(const json& j) {
     r.coverage.push_back(std::move(c));
   }
   for (const auto& [f, h] : j.at("sourceHashes").items()) r.sourceHashes[f] = h.get<std::string>();
+  if (j.contains("programFacts"))
+    for (const auto& [n, h] : j.at("programFacts").items()) r.programFacts[n] = h.get<std::string>();
   return r;
 }
 

@@ -6,10 +6,12 @@
 #include <clang/Basic/SourceManager.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <set>
 
+#include "analyzer/frontend/program_calls.h"
 #include "analyzer/model/ast_util.h"
 #include "analyzer/model/launch_detail.h"
 
@@ -119,9 +121,67 @@ void HostValues::noteGlobalSet(const clang::VarDecl* v, const std::string& membe
 
 const std::vector<const clang::CallExpr*>& HostValues::callsOf(const clang::FunctionDecl* fn) const {
   static const std::vector<const clang::CallExpr*> none;
-  if (!calls_ || !fn) return none;
-  auto it = calls_->find(canon(fn));
-  return it == calls_->end() ? none : it->second;
+  if (!fn) return none;
+  const std::vector<const clang::CallExpr*>* here = &none;
+  if (calls_)
+    if (auto it = calls_->find(canon(fn)); it != calls_->end()) here = &it->second;
+  if (!program_) return *here;
+  return programCallsOf(fn, *here);
+}
+
+const std::vector<const clang::CallExpr*>& HostValues::programCallsOf(const clang::FunctionDecl* fn,
+                                                                     const std::vector<const clang::CallExpr*>& here) const {
+  fn = canon(fn);
+  if (auto it = withProgram_.find(fn); it != withProgram_.end()) return it->second;
+  std::vector<const clang::CallExpr*>& out = withProgram_[fn];
+  out = here;
+  // Only a function the other files can call by its name: not static, not in an unnamed namespace,
+  // not a member (`o.f(...)` is not read from the other files).
+  if (!fn->getIdentifier() || llvm::isa<clang::CXXMethodDecl>(fn) || !fn->isExternallyVisible() ||
+      fn->isInAnonymousNamespace())
+    return out;
+  if (fn->hasAttr<clang::CUDAGlobalAttr>() || (fn->hasAttr<clang::CUDADeviceAttr>() && !fn->hasAttr<clang::CUDAHostAttr>()))
+    return out;
+  const std::string name = fn->getName().str();
+  programFacts_[name] = program_->fingerprint(name);
+  if (!unitFiles_) {
+    unitFiles_.emplace();
+    const auto& sm = ctx_.getSourceManager();
+    for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) {
+      std::error_code ec;
+      std::filesystem::path c = std::filesystem::weakly_canonical(std::string(it->first.getName()), ec);
+      if (!ec) unitFiles_->insert(c.string());
+    }
+  }
+  auto& ctx = ctx_;
+  auto make = [&](const std::vector<std::optional<int64_t>>* args) {
+    auto* f = const_cast<clang::FunctionDecl*>(fn);
+    auto* ref = clang::DeclRefExpr::Create(ctx, clang::NestedNameSpecifierLoc(), clang::SourceLocation(), f, false,
+                                           clang::SourceLocation(), f->getType(), clang::VK_LValue);
+    std::vector<clang::Expr*> as;
+    const unsigned n = args ? static_cast<unsigned>(args->size()) : f->getNumParams();
+    for (unsigned i = 0; i < n; ++i) {
+      clang::QualType t = i < f->getNumParams() ? f->getParamDecl(i)->getType().getNonReferenceType() : ctx.IntTy;
+      if (args && (*args)[i] && t->isIntegerType() && !t->isEnumeralType() && !t->isBooleanType())
+        as.push_back(clang::IntegerLiteral::Create(ctx, llvm::APInt(ctx.getIntWidth(t), static_cast<uint64_t>(*(*args)[i]), true), t,
+                                                   clang::SourceLocation()));
+      else
+        as.push_back(new (ctx) clang::OpaqueValueExpr(clang::SourceLocation(), t, clang::VK_PRValue));
+    }
+    auto* call = clang::CallExpr::Create(ctx, ref, as, f->getReturnType().getNonReferenceType(), clang::VK_PRValue,
+                                         clang::SourceLocation(), clang::FPOptionsOverride());
+    externalCalls_.insert(call);
+    out.push_back(call);
+  };
+  for (const ProgramCallSite& s : program_->callsOf(name)) {
+    if (unitFiles_->count(s.file)) continue;  // this parse's own calls are in `here`
+    const size_t n = s.args.size();
+    if (n < fn->getMinRequiredArguments() || (n > fn->getNumParams() && !fn->isVariadic())) continue;  // another overload
+    make(&s.args);
+  }
+  for (const std::string& f : program_->otherUsesOf(name))
+    if (!unitFiles_->count(f)) make(nullptr);
+  return out;
 }
 
 const clang::FunctionDecl* HostValues::enclosingFunction(const clang::Stmt* s) const {

@@ -14,10 +14,13 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace gpuopt {
+
+class ProgramCalls;
 
 // Whether an assignment `set` cannot reach `use` because they lie in different arms of one `if`, or
 // of two ifs with the same condition over variables the function never assigns (launch_targets.cpp).
@@ -36,6 +39,18 @@ class HostValues {
   explicit HostValues(clang::ASTContext& ctx) : ctx_(ctx) {}
   // The call sites of each function (canonical declaration), for binding parameters.
   void setCalls(const std::map<const clang::FunctionDecl*, std::vector<const clang::CallExpr*>>* calls) { calls_ = calls; }
+  // The call sites of the program's other files (a compile database's units and headers,
+  // analyzer/frontend/program_calls.h): a function other files can call (external linkage, not a
+  // member) is called with their arguments too. Each such call is made here as a call expression
+  // of the function with the integer literals it passes (and an unknown value for every other
+  // argument), in no file and under no statement; a use of the name other than a call there (its
+  // address taken) is a call with every argument unknown.
+  void setProgram(const ProgramCalls* program) { program_ = program; }
+  // Whether `call` is one of those (it has no place in this unit's source).
+  bool external(const clang::CallExpr* call) const { return externalCalls_.count(call) > 0; }
+  // The names whose program call sites a query read, with the answer's fingerprint
+  // (ProgramCalls::fingerprint): what a stored result depends on beyond the files it read.
+  const std::map<std::string, std::string>& programFacts() const { return programFacts_; }
   // Records an assignment to a variable at namespace (or class static) scope: `g = x` (member
   // empty) or `g.m = x`.
   void noteGlobalSet(const clang::VarDecl* v, const std::string& member, const clang::Expr* value);
@@ -106,6 +121,14 @@ class HostValues {
   std::map<const clang::VarDecl*, std::vector<std::pair<std::string, const clang::Expr*>>> globalSets_;
   const clang::FunctionDecl* missing_ = nullptr;
   const clang::Expr** origin_ = nullptr;
+  const ProgramCalls* program_ = nullptr;
+  // callsOf's answers with the program's calls added (by canonical declaration).
+  mutable std::map<const clang::FunctionDecl*, std::vector<const clang::CallExpr*>> withProgram_;
+  mutable std::set<const clang::CallExpr*> externalCalls_;
+  mutable std::map<std::string, std::string> programFacts_;
+  mutable std::optional<std::set<std::string>> unitFiles_;  // the files this parse read, canonical
+  const std::vector<const clang::CallExpr*>& programCallsOf(const clang::FunctionDecl* fn,
+                                                            const std::vector<const clang::CallExpr*>& here) const;
 };
 
 }  // namespace gpuopt

@@ -26,7 +26,7 @@ namespace gpuopt {
 
 using namespace launch_detail;
 
-LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
+LaunchIndex::LaunchIndex(clang::ASTContext& ctx, const ProgramCalls* program) {
   // A launch as written: the callee (a kernel, or a pointer or parameter holding one), its block and
   // grid expressions (for cudaLaunchKernelEx, the configuration whose blockDim / gridDim they are).
   struct Site {
@@ -161,6 +161,7 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
     }
   } v;
   HostValues hv(ctx);
+  hv.setProgram(program);
   v.ctx = &ctx;
   v.index = this;
   v.hv = &hv;
@@ -172,6 +173,7 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx) {
   readBufferFacts(ctx, v.host);
   // How the kernels launched here weigh against one another (launch_weights.cpp).
   weighKernels(ctx, hv);
+  programFacts_ = hv.programFacts();
 }
 
 void LaunchIndex::record(clang::ASTContext& ctx, const clang::FunctionDecl* k, bool ok, const unsigned d[3], bool some,
@@ -230,8 +232,15 @@ void LaunchIndex::resolveLaunch(clang::ASTContext& ctx, HostValues& hv, const cl
     bool ok = block ? hv.shape(block, env, d, false, &origin)
                     : config && hv.memberShape(config, "blockDim", call, env, d);
     bool gridKnown = grid ? hv.shape(grid, env, g) : config && hv.memberShape(config, "gridDim", call, env, g);
+    // The integer arguments too (`axpy<<<g, b>>>(n, x, incx)` in a wrapper whose callers pass
+    // `incx`): they decide strides and guards.
+    if (const auto* kc = llvm::dyn_cast<clang::CUDAKernelCallExpr>(call))
+      for (unsigned i = 0; i < kc->getNumArgs(); ++i)
+        if (kc->getArg(i)->getType()->isIntegralOrEnumerationType() && !kc->getArg(i)->isValueDependent())
+          (void)hv.integer(kc->getArg(i), env);
     // What the launch needs comes from the parameters of the outermost function: follow each of its
-    // call sites (as deep as the host facts are followed: three calls).
+    // call sites (as deep as the host facts are followed: three calls), those of the program's
+    // other files included (HostValues::setProgram).
     const clang::FunctionDecl* missing = hv.missing();
     if (missing && depth < 3 && !env.back().call && env.back().fn && missing->getCanonicalDecl() == env.back().fn->getCanonicalDecl()) {
       const auto& calls = hv.callsOf(missing);
@@ -263,7 +272,7 @@ void LaunchIndex::resolveLaunch(clang::ASTContext& ctx, HostValues& hv, const cl
                            std::equal(here, here + 3, d);
     if (!blockHere)
       for (const auto& f : env)
-        if (f.call) at = f.call;
+        if (f.call && !hv.external(f.call)) at = f.call;
     std::string where;
     for (const auto* k : kernels) {
       liveLaunched_.insert(k->getCanonicalDecl());

@@ -18,13 +18,19 @@
 namespace gpuopt {
 
 class HostValues;
+class ProgramCalls;
 namespace launch_detail {
 struct HostCalls;
 }
 
 class LaunchIndex {
  public:
-  explicit LaunchIndex(clang::ASTContext& ctx);
+  // `program`: the call sites of the program's other files (a compile database's), through which
+  // a launch wrapper no caller in this unit binds is followed (HostValues::setProgram); nullptr:
+  // this unit's own calls only.
+  explicit LaunchIndex(clang::ASTContext& ctx, const ProgramCalls* program = nullptr);
+  // The names whose program call sites the index read, with their answers' fingerprints.
+  const std::map<std::string, std::string>& programFacts() const { return programFacts_; }
   struct Shape {
     unsigned x = 0, y = 1, z = 1;
     std::string where;  // "launch at line N"
@@ -127,6 +133,7 @@ class LaunchIndex {
   std::map<const clang::FunctionDecl*, std::string> unreadable_;
   std::map<const clang::FunctionDecl*, std::array<unsigned, 3>> partial_;
   std::map<const clang::FunctionDecl*, std::vector<Shape>> allShapes_;
+  std::map<std::string, std::string> programFacts_;
 };
 
 // Reads a block-shape expression: an integer, a dim3(...) temporary or a dim3 variable.

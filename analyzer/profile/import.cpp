@@ -1,6 +1,7 @@
 // Reading Nsight Compute exports: the source page (per line and per SASS instruction), the raw page
 // (launches) and how a run recorded them.
 #include "analyzer/profile/profile.h"
+#include "analyzer/profile/join_detail.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -70,13 +71,6 @@ double number(const std::string& s, double def = 0) {
   return end && *end == '\0' ? v : def;
 }
 
-std::string readFile(const std::string& path, bool& ok) {
-  std::ifstream in(path, std::ios::binary);
-  ok = static_cast<bool>(in);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // ncu's own messages (==WARNING==, ==ERROR==, ==PROF==) mixed into an export: taken out before the
 // CSV is read (they contain commas and quotes).
@@ -119,6 +113,15 @@ bool isNcuMessage(const std::vector<std::string>& row) {
                              row[0].rfind("==PROF==", 0) == 0);
 }
 }  // namespace
+
+std::string detail::readFile(const std::string& path, bool& ok) {
+  std::ifstream in(path, std::ios::binary);
+  ok = static_cast<bool>(in);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+using detail::readFile;
 
 std::string baseName(const std::string& function) {
   // Cut the parameter list: the first '(' outside template brackets.

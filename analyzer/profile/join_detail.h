@@ -1,4 +1,5 @@
-// Shared by join.cpp (verdicts on findings) and measured_only.cpp (findings the counters add).
+// Shared by join.cpp (verdicts on findings), measured_only.cpp (findings the counters add),
+// import.cpp and profile.cpp.
 #pragma once
 #include <map>
 #include <set>
@@ -16,6 +17,9 @@ size_t commonSuffix(const std::vector<std::string>& a, const std::vector<std::st
 std::string canonical(const std::string& path);
 
 std::string pct(double share);
+
+// A file's whole text; `ok` false when it cannot be opened (import.cpp).
+std::string readFile(const std::string& path, bool& ok);
 
 // What the findings speak for, so that no measured-only finding repeats them.
 struct Covered {

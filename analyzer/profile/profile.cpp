@@ -1,6 +1,7 @@
 // Measuring: Nsight Compute run on a program (runNcu, exports), the checks before it, and kernel
 // times for --try-fixes. Reading exports: import.cpp; joining them with findings: join.cpp.
 #include "analyzer/profile/profile.h"
+#include "analyzer/profile/join_detail.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -23,15 +24,7 @@ namespace gpuopt::profile {
 
 namespace fs = std::filesystem;
 
-namespace {
-std::string readFile(const std::string& path, bool& ok) {
-  std::ifstream in(path, std::ios::binary);
-  ok = static_cast<bool>(in);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-}  // namespace
+using detail::readFile;
 
 // ---------------------------------------------------------------------------------------------
 // Measuring

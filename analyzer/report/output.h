@@ -45,6 +45,10 @@ struct FileResult {
   // The content hash (hashText) of each file a fix edits, as the analysis read it: --fix leaves a
   // file alone when it changed since (applyFixes).
   std::map<std::string, std::string> sourceHashes;
+  // The functions whose call sites in the program's other files the analysis read (a launch
+  // wrapper's callers in a compile database's other units), with the answer's fingerprint
+  // (ProgramCalls::fingerprint): the result cache serves the result only while they are the same.
+  std::map<std::string, std::string> programFacts;
 };
 
 // Where the rule docs are published (SARIF helpUri, the language server's codeDescription).

@@ -575,3 +575,64 @@ TEST(Projects, CcclAssertUnderNdebugIsNoCompileError) {
   EXPECT_EQ(j["files"][0]["kernels"], 1) << r.out;
   fs::remove_all(d);
 }
+
+// A launch wrapper defined in one unit and called from the others (a BLAS-style `axpy(n, a, x,
+// incx, y, incy)` called from C files): the stride is what every caller in the database passes.
+TEST(Projects, AWrappersParametersAreWhatTheOtherUnitsPass) {
+  std::string d = tempDir("programcalls");
+  writeFile(d + "/src/blas.cu",
+            "__global__ void axpy_kernel(int n, float a, const float* x, int incx, float* y) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  if (i < n) y[i] += a * x[i * incx];\n"
+            "}\n"
+            "void axpy_at(int n, float a, const float* x, int incx, float* y) {\n"
+            "  axpy_kernel<<<(n + 255) / 256, 256>>>(n, a, x, incx, y);\n"
+            "}\n"
+            "void axpy(int n, float a, const float* x, int incx, float* y) { axpy_at(n, a, x, incx, y); }\n");
+  auto caller = [&](const std::string& incx1, const std::string& incx2) {
+    writeFile(d + "/src/net.c",
+              "void axpy(int n, float a, const float* x, int incx, float* y);\n"
+              "void step(int n, float* w, float* dw) {\n  axpy(n, -0.1f, dw, " + incx1 + ", w);\n}\n"
+              "void step2(int n, float* w, float* dw) { axpy(n, 0.5f, dw, " + incx2 + ", w); }\n");
+  };
+  writeFile(d + "/build/compile_commands.json",
+            "[{\"directory\": \"" + d + "/build\", \"file\": \"../src/blas.cu\", \"command\": \"nvcc -c ../src/blas.cu\"},\n"
+            " {\"directory\": \"" + d + "/build\", \"file\": \"../src/net.c\", \"command\": \"gcc -c ../src/net.c\"}]");
+  const std::string cache = "--cache-dir " + d + "/cache -p build --format json";
+  auto findingAt3 = [&](const RunResult& r) -> std::string {
+    const json j = json::parse(r.out);
+    for (const auto& f : j["files"])
+      for (const auto& x : f["findings"])
+        if (x["location"]["line"] == 3 && x["ruleId"] == "uncoalesced-access") return x["severity"].get<std::string>();
+    return "";
+  };
+  // Every caller passes 1: coalesced, nothing to say.
+  caller("1", "1");
+  auto r = runLint(cache, d);
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_EQ(findingAt3(r), "");
+  // Every caller passes 16: a 16-element stride, said for certain (the result cache sees the change).
+  caller("16", "16");
+  r = runLint(cache, d);
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_EQ(findingAt3(r), "warning") << r.out;
+  EXPECT_NE(r.out.find("16 elements apart"), std::string::npos) << r.out;
+  // Callers that disagree, or pass a run-time value: possible, with its assumption.
+  caller("1", "n");
+  r = runLint(cache, d);
+  EXPECT_EQ(findingAt3(r), "note") << r.out;
+  // Unchanged: from the result cache, still right.
+  auto again = runLint(cache + " --verbose", d);
+  EXPECT_EQ(findingAt3(again), "note") << again.out;
+  EXPECT_NE(again.err.find("from the result cache"), std::string::npos) << again.err;
+  // The wrapper's address taken in another file: its calls through the pointer are not known.
+  caller("1", "1");
+  writeFile(d + "/src/table.c", "void axpy(int n, float a, const float* x, int incx, float* y);\n"
+                                "void (*ops[])(int, float, const float*, int, float*) = {axpy};\n");
+  writeFile(d + "/build/compile_commands.json",
+            "[{\"directory\": \"" + d + "/build\", \"file\": \"../src/blas.cu\", \"command\": \"nvcc -c ../src/blas.cu\"},\n"
+            " {\"directory\": \"" + d + "/build\", \"file\": \"../src/table.c\", \"command\": \"gcc -c ../src/table.c\"},\n"
+            " {\"directory\": \"" + d + "/build\", \"file\": \"../src/net.c\", \"command\": \"gcc -c ../src/net.c\"}]");
+  r = runLint(cache, d);
+  EXPECT_EQ(findingAt3(r), "note") << r.out;
+}
