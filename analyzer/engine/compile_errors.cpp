@@ -596,6 +596,17 @@ const char* const kNvccReadUnmatchedDefinition =
     "(EDG) and GCC take it as declaring another overload (Clang rejects it); gpuopt-lint read it here as nvcc does, "
     "so the code that calls it is analysed; declaring it with these parameters compiles with both";
 
+const char* const kNvccAcceptsTargetSpecialization =
+    "an explicit specialization that is `__host__ __device__` of a function template that is `__device__` only (or "
+    "the other way round): nvcc matches it to the template, Clang counts the attributes as part of the signature and "
+    "rejects it, so gpuopt-lint cannot analyse what calls it; the same attributes on both compile with both";
+
+const char* const kNvccReadTargetSpecialization =
+    "an explicit specialization that is `__host__ __device__` of a function template that is `__device__` only (or "
+    "the other way round): nvcc matches it to the template (Clang rejects it); gpuopt-lint read both as `__host__ "
+    "__device__` here, as nvcc matches them, so the code that calls it is analysed; the same attributes on both "
+    "compile with both";
+
 const char* const kNvccAcceptsTemplateTemplateArgument =
     "a class template with non-type (or more) parameters given for a template template parameter that takes only "
     "types (`template <class...> class M` given `table<class K, class V, int B>`): nvcc's front end (EDG) accepts "
@@ -911,6 +922,57 @@ std::optional<UnmatchedDefinition> unmatchedTemplateDefinition(clang::ASTContext
   decl += llvm::StringRef(line).trim().str() + "; ";
   for (size_t i = 0; i < names.size(); ++i) decl += "} ";
   return UnmatchedDefinition{fid, b, decl};
+}
+
+namespace {
+struct SpecializationAt : clang::RecursiveASTVisitor<SpecializationAt> {
+  const clang::SourceManager* sm = nullptr;
+  clang::SourceLocation loc;
+  const clang::FunctionDecl* found = nullptr;
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool VisitFunctionDecl(clang::FunctionDecl* fd) {
+    if (!found && !fd->getDescribedFunctionTemplate() && sm->getExpansionLoc(fd->getLocation()) == loc) found = fd;
+    return !found;
+  }
+};
+}  // namespace
+
+std::vector<UnmatchedDefinition> hostDeviceSpecializationSites(clang::ASTContext& ctx, clang::SourceLocation loc) {
+  auto& sm = ctx.getSourceManager();
+  if (loc.isInvalid()) return {};
+  SpecializationAt v;
+  v.sm = &sm;
+  v.loc = loc;
+  v.TraverseDecl(ctx.getTranslationUnitDecl());
+  const clang::FunctionDecl* fd = v.found;
+  if (!fd || !fd->getIdentifier()) return {};
+  // Written attributes only (not the implicit host-device of constexpr functions).
+  auto written = [](const clang::Decl* d, auto* tag) {
+    using A = std::remove_pointer_t<decltype(tag)>;
+    const A* a = d->getAttr<A>();
+    return a && !a->isImplicit() ? a : nullptr;
+  };
+  const auto* specHost = written(fd, static_cast<clang::CUDAHostAttr*>(nullptr));
+  const auto* specDevice = written(fd, static_cast<clang::CUDADeviceAttr*>(nullptr));
+  if (!specDevice) return {};
+  std::vector<UnmatchedDefinition> out;
+  auto insertAt = [&](const clang::Attr* device) {
+    clang::SourceLocation l = sm.getExpansionLoc(device->getLocation());
+    if (l.isInvalid() || sm.isInSystemHeader(l)) return false;
+    out.push_back({sm.getFileID(l), sm.getFileOffset(l), "__host__ "});
+    return true;
+  };
+  for (const clang::NamedDecl* nd : fd->getDeclContext()->getRedeclContext()->lookup(fd->getDeclName())) {
+    const auto* ftd = llvm::dyn_cast<clang::FunctionTemplateDecl>(nd);
+    if (!ftd) continue;
+    const clang::FunctionDecl* t = ftd->getTemplatedDecl();
+    if (t->getNumParams() != fd->getNumParams()) continue;
+    const auto* tHost = written(t, static_cast<clang::CUDAHostAttr*>(nullptr));
+    const auto* tDevice = written(t, static_cast<clang::CUDADeviceAttr*>(nullptr));
+    if (!tDevice || static_cast<bool>(tHost) == static_cast<bool>(specHost)) continue;
+    if (!insertAt(tHost ? static_cast<const clang::Attr*>(specDevice) : tDevice)) return {};
+  }
+  return out;
 }
 
 }  // namespace gpuopt

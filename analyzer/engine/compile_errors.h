@@ -90,6 +90,8 @@ extern const char* const kNvccAcceptsMissingTemplateKeyword;
 extern const char* const kNvccReadWithTemplateKeyword;
 extern const char* const kNvccAcceptsUnmatchedDefinition;
 extern const char* const kNvccReadUnmatchedDefinition;
+extern const char* const kNvccAcceptsTargetSpecialization;
+extern const char* const kNvccReadTargetSpecialization;
 extern const char* const kNvccAcceptsNonLiteralInConstexpr;
 extern const char* const kNvccAcceptsTemplateTemplateArgument;
 struct StaticThroughReference {
@@ -124,6 +126,14 @@ struct UnmatchedDefinition {
   std::string declaration;
 };
 std::optional<UnmatchedDefinition> unmatchedTemplateDefinition(clang::ASTContext& ctx, clang::SourceLocation loc);
+// At `loc` (the name of an explicit specialization Clang matched to no function template,
+// err_function_template_spec_no_match): when a function template of that name and parameter count
+// in the same scope differs from it only in being `__device__` where it is `__host__ __device__`
+// (or the other way round: jetson-utils' `alpha`, a device-only template with host-device
+// specializations), which Clang counts as part of the signature and nvcc does not, the places
+// where `__host__ ` makes both host-device (before the `__device__` of the one that lacks it).
+// Empty when it is not that case.
+std::vector<UnmatchedDefinition> hostDeviceSpecializationSites(clang::ASTContext& ctx, clang::SourceLocation loc);
 bool nvccOnlyWarnsAtSharedInit(clang::ASTContext& ctx, clang::SourceLocation loc);
 
 // For each location (expansion locations of errors): whether it lies inside the body of a

@@ -665,6 +665,13 @@ class LintConsumer : public clang::ASTConsumer {
           if (auto entry = sm.getFileEntryRefForID(u->file))
             out_.declarationSites.push_back({canonicalPath(std::string(entry->getName())), u->offset, u->declaration});
         }
+      if (e.targetSpecialization && !e.nvccAccepts) {
+        std::vector<UnmatchedDefinition> sites = hostDeviceSpecializationSites(rc.ast(), e.loc);
+        if (!sites.empty()) e.nvccAccepts = true;
+        for (const auto& u : sites)
+          if (auto entry = sm.getFileEntryRefForID(u.file))
+            out_.declarationSites.push_back({canonicalPath(std::string(entry->getName())), u.offset, u.declaration});
+      }
       if (e.missingTemplateKeyword || e.unresolvedOverload) {
         // `C<T>::f<N>(x)`: at the pattern (err_template_kw_missing) or at an instantiation, where
         // the comparison it was read as cannot take the member template ("reference to overloaded
@@ -754,6 +761,7 @@ class LintConsumer : public clang::ASTConsumer {
           !e.nvccAccepts                ? std::string()
           : e.missingTemplateKeyword    ? std::string(kNvccAcceptsMissingTemplateKeyword)
           : e.unmatchedDefinition       ? std::string(kNvccAcceptsUnmatchedDefinition)
+          : e.targetSpecialization      ? std::string(kNvccAcceptsTargetSpecialization)
           : e.nonLiteralInConstexpr     ? std::string(kNvccAcceptsNonLiteralInConstexpr)
           : e.thisInConstantExpression  ? std::string(kNvccAcceptsThisInConstantExpression)
           : e.templateTemplateArgument  ? std::string(kNvccAcceptsTemplateTemplateArgument)
@@ -768,6 +776,7 @@ class LintConsumer : public clang::ASTConsumer {
       ce.nvccAccepts = e.nvccAccepts;
       ce.templateKeyword = e.nvccAccepts && e.missingTemplateKeyword;
       ce.unmatchedDefinition = e.nvccAccepts && e.unmatchedDefinition;
+      ce.targetSpecialization = e.nvccAccepts && e.targetSpecialization;
       ce.inTarget = direct;
       ce.deviceCode = direct && device[ei];
       if (direct && !nvccWarning && !e.nvccAccepts) ++out_.errorsInTarget;

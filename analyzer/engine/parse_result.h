@@ -60,6 +60,10 @@ struct RawError {
   // (err_member_decl_does_not_match): for a function template nvcc and GCC accept it (the
   // strategies read the file with a declaration inserted: ParseResult::declarationSites).
   bool unmatchedDefinition = false;
+  // "no function template matches function template specialization 'f'"
+  // (err_function_template_spec_no_match): when the template differs only in `__host__`, nvcc
+  // matches them (hostDeviceSpecializationSites; the strategies read `__host__` inserted).
+  bool targetSpecialization = false;
   // Errors nvcc (EDG) and GCC accept in some places only; LintConsumer decides from the AST
   // (nvccAcceptsInContext in compile_errors.h): a variable of non-literal type in a constexpr
   // function (C++23 allows it; EDG and GCC accept it in a template), and `this->m` in a constant
@@ -133,6 +137,7 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     e.unresolvedOverload = info.getID() == clang::diag::err_ovl_unresolvable;
     e.unmatchedDefinition = info.getID() == clang::diag::err_member_decl_does_not_match ||
                             info.getID() == clang::diag::err_member_decl_does_not_match_suggest;
+    e.targetSpecialization = info.getID() == clang::diag::err_function_template_spec_no_match;
     e.templateTemplateArgument = info.getID() == clang::diag::err_template_arg_template_params_mismatch;
     e.nvccAccepts = e.missingTemplateKeyword || e.templateTemplateArgument || namesItsOwnParameters(info);
     e.nonLiteralInConstexpr = info.getID() == clang::diag::err_constexpr_local_var_non_literal_type;
@@ -172,6 +177,7 @@ struct CompileError {
   bool nvccAccepts = false; // nvcc accepts it, Clang cannot read it (a note: what it reaches is not analysed)
   bool templateKeyword = false;  // ... a member template called without `template` (RawError::missingTemplateKeyword)
   bool unmatchedDefinition = false;  // ... a function template defined with other parameters (RawError::unmatchedDefinition)
+  bool targetSpecialization = false; // ... a specialization differing from its template in `__host__` only
 };
 struct SkippedKernel {
   std::string name;

@@ -217,17 +217,20 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
     parser.templateKeywords.clear();
     note(r);
     if (readBetter(r)) {
-      log.push_back(fmt::format("{}: {} out-of-line template definitions match no declaration of their namespace, "
-                                "which nvcc reads as declaring other overloads; analysed read that way ({} errors, {} "
+      log.push_back(fmt::format("{}: {} places where nvcc reads a declaration Clang rejects (out-of-line template "
+                                "definitions matching no declaration of their namespace, specializations differing "
+                                "from their template in `__host__` only); analysed read as nvcc does ({} errors, {} "
                                 "kernels before; {} errors, {} kernels after)",
                                 file, best.declarationSites.size(), best.rawErrors, best.kernels, r.rawErrors, r.kernels));
       for (const auto& e : best.errors)
         if (e.templateKeyword && !keywordsRead.empty()) {
           r.errors.push_back(e);  // the notes of the keywords read again
-        } else if (e.unmatchedDefinition) {
+        } else if (e.unmatchedDefinition || e.targetSpecialization) {
           CompileError n = e;
-          const size_t at = n.message.find(kNvccAcceptsUnmatchedDefinition);
-          n.message = (at == std::string::npos ? std::string() : n.message.substr(0, at)) + kNvccReadUnmatchedDefinition;
+          const char* accepts = e.unmatchedDefinition ? kNvccAcceptsUnmatchedDefinition : kNvccAcceptsTargetSpecialization;
+          const size_t at = n.message.find(accepts);
+          n.message = (at == std::string::npos ? std::string() : n.message.substr(0, at)) +
+                      (e.unmatchedDefinition ? kNvccReadUnmatchedDefinition : kNvccReadTargetSpecialization);
           r.errors.push_back(std::move(n));
         }
       best = std::move(r);
