@@ -488,6 +488,16 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       else if (constStride) pattern = fmt::format("adjacent threads are {} bytes apart for {}-byte accesses", stride, a.elemSize);
       else if (widening) pattern = "adjacent threads are ever further apart (the index grows faster than the thread index)";
       else pattern = "the lanes' addresses are scattered";
+      // Contiguous along x, but the block narrower than a warp: each warp covers several rows, each
+      // a few bytes of its own sectors (jetson-utils' 8x8 image kernels on 1- and 3-byte pixels,
+      // tenth stop check). The cause is the block's width, not the index.
+      unsigned rowsPerWarp = 0;
+      if (constStride && !symbolicStride && gridStandIn == 0 && !group && lanes.size() >= 2 &&
+          stride == static_cast<int64_t>(a.elemSize) && m.blockX() < 32 && m.ty(lanes.front()) != m.ty(lanes.back()))
+        rowsPerWarp = static_cast<unsigned>(m.ty(lanes.back()) - m.ty(lanes.front())) + 1;
+      if (rowsPerWarp > 1)
+        pattern = fmt::format("adjacent threads are 1 element apart, but the block is {0} threads wide, so a warp covers "
+                              "{1} rows of {0} elements ({2} bytes each)", m.blockX(), rowsPerWarp, m.blockX() * a.elemSize);
       if (c.oneBase) pattern += " from a base known only at run time";
       // A stride that is a run-time value (a parameter's stand-in): the figure holds for the value
       // assumed, so the finding is possible, with its assumption (precision sample s5: ggml im2col's
@@ -512,7 +522,13 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
         fix = fmt::format("let each group of lanes cover whole 32-byte sectors (more lanes or wider accesses along the "
                           "contiguous dimension, {} bytes per group today), or stage the tile through shared memory and "
                           "write it out in full rows", group * a.elemSize);
-      else
+      else if (rowsPerWarp > 1) {
+        const unsigned threads = m.blockX() * m.blockY();
+        fix = fmt::format("make the block at least 32 threads wide along x{}, so that each warp covers {} contiguous "
+                          "bytes of one row",
+                          threads % 32 == 0 ? fmt::format(" (dim3(32, {}) keeps its {} threads)", threads / 32, threads) : "",
+                          32 * a.elemSize);
+      } else
         fix = "let threadIdx.x index the contiguous dimension (swap the index roles), or load tiles coalesced into "
               "shared memory and read them transposed there (corner turning)";
       if (symbolicStride) {
