@@ -325,6 +325,23 @@ void Builder::walkAsm(const clang::GCCAsmStmt* as) {
     else loaded = mem.read;
   }
   std::string text = as->getAsmString();
+  // A barrier written in PTX: `bar.warp.sync %0;` (what __syncwarp(mask) compiles to: xmrig's
+  // RandomX VM, tenth stop check) orders the warp; `bar.sync 0;` / `barrier.sync 0;` (named barrier
+  // 0 with no thread count: __syncthreads) the block. A named barrier with a count syncs some warps
+  // only and is left alone.
+  {
+    llvm::StringRef t = llvm::StringRef(text).trim();
+    t.consume_back(";");
+    t = t.trim();
+    if (t.starts_with("bar.warp.sync ")) {
+      barrier(as->getAsmStringExpr(), false, "bar.warp.sync (inline PTX)");
+      return;
+    }
+    if (t == "bar.sync 0" || t == "barrier.sync 0" || t == "bar.sync 0x0" || t == "barrier.sync.aligned 0") {
+      barrier(as->getAsmStringExpr(), true, "bar.sync 0 (inline PTX)");
+      return;
+    }
+  }
   // The shared-window address of a generic pointer (`cvta.to.shared.u64`, CUTLASS's
   // cast_smem_ptr_to_uint): the pointer, counted in bytes, as __cvta_generic_to_shared gives it.
   if (as->getNumOutputs() == 1 && ins.size() == 1 && ins[0].isPtr && ins[0].space == MemSpace::Shared &&
