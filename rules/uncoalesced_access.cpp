@@ -255,6 +255,16 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
           distinct = untagged + static_cast<unsigned>(std::unique(tags.begin(), tags.end()) - tags.begin());
         }
         if (distinct < minLanes) continue;  // a few addresses per warp: little to gain
+        // An index of 8 bits (`LUT[regions[i]]` with a byte region map: mumax's per-region
+        // parameter tables, tenth stop check): the table has at most 256 entries, here at most
+        // 4 KiB, which stays in L1; at worst the gather costs L1 replays, and the usual such map
+        // (regions, classes, labels) gives neighbouring lanes the same entry. Nothing to gain
+        // that the code can count on: not said.
+        if (const auto* ase = llvm::dyn_cast<clang::ArraySubscriptExpr>(a.expr->IgnoreParenImpCasts())) {
+          const clang::QualType it = ase->getIdx()->IgnoreParenImpCasts()->getType();
+          if (it->isIntegerType() && !it->isDependentType() && m.ast().getTypeSize(it) <= 8 && 256 * a.elemSize <= 4096)
+            continue;
+        }
         c.distinct = distinct;
         c.ideal = static_cast<unsigned>((distinct * a.elemSize + 31) / 32);
         // Each lane's element may start anywhere its alignment allows: a 12-byte vec3 (4-byte

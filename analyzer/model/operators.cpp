@@ -207,6 +207,12 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
   }
   Value r = unknown();
   mergeFlags(r, a, b);
+  // A sum of two symbol-scaled terms (`(j2 * Sx) + ix * scalex`): the stride said between adjacent
+  // threads is the symbol of the term that moves along threadIdx.x (mumax's resize, tenth stop
+  // check, named the row term 'scaley * Sx' for lanes 'scalex' apart).
+  if ((op == BO::BO_Add || op == BO::BO_Sub) && !a.strideSym.empty() && !b.strideSym.empty() && a.known && b.known &&
+      m_.blockX() >= 2 && a.v.size() >= 2 && b.v.size() >= 2 && a.v[0] == a.v[1] && b.v[0] != b.v[1])
+    r.strideSym = b.strideSym, r.strideSrc = b.strideSrc, r.strideVal = b.strideVal;
   r.known = a.known && b.known;
   r.same = uniformish(a) && uniformish(b);
   if (op == BO::BO_Mul) {
