@@ -505,15 +505,36 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       if (constStride && !symbolicStride && gridStandIn == 0 && !group && lanes.size() >= 2 &&
           stride == static_cast<int64_t>(a.elemSize) && m.blockX() < 32 && m.ty(lanes.front()) != m.ty(lanes.back()))
         rowsPerWarp = static_cast<unsigned>(m.ty(lanes.back()) - m.ty(lanes.front())) + 1;
-      if (rowsPerWarp > 1)
+      // Where each row's few bytes start in their sector is the block's (and the row length's)
+      // business: rows of 24 bytes touch 1 or 2 sectors each. The count is said as the range over
+      // every start the element's alignment allows, the walk's own block being one of them
+      // (jetson-utils' uchar3 kernels: "8 sectors" was the worst of 4 to 8).
+      unsigned fewest = c.sectors, most = c.sectors;
+      if (rowsPerWarp > 1) {
         pattern = fmt::format("adjacent threads are 1 element apart, but the block is {0} threads wide, so a warp covers "
                               "{1} rows of {0} elements ({2} bytes each)", m.blockX(), rowsPerWarp, m.blockX() * a.elemSize);
+        const unsigned align = (a.elemSize & (a.elemSize - 1)) == 0 ? std::min(a.elemSize, 32u) : 1u;
+        for (unsigned shift = 0; shift < 32; shift += align) {
+          llvm::SmallVector<int64_t, 64> sec;
+          for (unsigned t : lanes)
+            for (int64_t s = floorDiv(a.addr[t] + shift, 32); s <= floorDiv(a.addr[t] + shift + a.elemSize - 1, 32); ++s)
+              sec.push_back(s);
+          llvm::sort(sec);
+          const unsigned n = static_cast<unsigned>(std::unique(sec.begin(), sec.end()) - sec.begin());
+          fewest = std::min(fewest, n), most = std::max(most, n);
+        }
+      }
       if (c.oneBase) pattern += " from a base known only at run time";
       // A stride that is a run-time value (a parameter's stand-in): the figure holds for the value
       // assumed, so the finding is possible, with its assumption (precision sample s5: ggml im2col's
       // 'stride_x', an element stride that is 1 for contiguous inputs).
-      msg = fmt::format("{}uncoalesced global {} '{}': a warp touches {} sectors for {} useful ({:.1f}% efficiency); {}",
-                        symbolicStride || gridStandIn > 0 ? "possible " : "", kind, what, c.sectors, c.ideal, 100.0 * c.ratio, pattern);
+      const std::string touches =
+          fewest == most ? fmt::format("{} sectors for {} useful ({:.1f}% efficiency)", c.sectors, c.ideal, 100.0 * c.ratio)
+                         : fmt::format("{} to {} sectors for {} useful ({:.1f}% to {:.1f}% efficiency, by where its rows "
+                                       "start in their sectors)",
+                                       fewest, most, c.ideal, 100.0 * c.ideal / most, 100.0 * c.ideal / fewest);
+      msg = fmt::format("{}uncoalesced global {} '{}': a warp touches {}; {}",
+                        symbolicStride || gridStandIn > 0 ? "possible " : "", kind, what, touches, pattern);
       if (gridStandIn > 0) {
         // Lanes a sector or more apart from this grid size on (each lane its own sector).
         const int64_t atLeast = std::max<int64_t>(1, (32 + perBlock * a.elemSize - 1) / (perBlock * a.elemSize));
