@@ -8,6 +8,12 @@
 #ifndef GPUOPT_CUDA_BUILTIN_H
 #define GPUOPT_CUDA_BUILTIN_H
 #include <stddef.h>
+// What nvcc's crt/common_functions.h brings in every compilation (string.h, time.h), and stdlib.h,
+// which Clang's own cuda_wrappers/new (reached through <algorithm>, <memory>, ...) needs for
+// ::malloc: without it `#include <algorithm>` alone was a compile error here.
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #define __host__ __attribute__((host))
 #define __device__ __attribute__((device))

@@ -540,6 +540,77 @@ struct UndefinedDeviceCalls : clang::RecursiveASTVisitor<UndefinedDeviceCalls> {
   }
 };
 
+// Calls from __global__ and __device__ functions of constexpr functions that carry no execution
+// space of their own (std::min, std::numeric_limits<T>::max, a user's `constexpr int twice(int)`, a
+// constexpr constructor): nvcc takes them as __host__ and rejects the call unless given
+// --expt-relaxed-constexpr (checked with nvcc 13 -c: also in constant-evaluated contexts, a
+// constexpr variable's initialiser or an array bound; std::move and std::forward are allowed);
+// Clang makes every constexpr function implicitly __host__ __device__ and accepts it.
+struct ConstexprHostCalls : clang::RecursiveASTVisitor<ConstexprHostCalls> {
+  RemovedApiFinder& out;
+  explicit ConstexprHostCalls(RemovedApiFinder& f) : out(f) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  static bool deviceOnly(const clang::FunctionDecl* f) {
+    const auto* g = f->getAttr<clang::CUDAGlobalAttr>();
+    const auto* d = f->getAttr<clang::CUDADeviceAttr>();
+    const auto* h = f->getAttr<clang::CUDAHostAttr>();
+    if (g) return true;
+    return d && !d->isImplicit() && (!h || h->isImplicit());
+  }
+  // The callee nvcc reads as host-only: constexpr, with no execution space written.
+  static bool hostConstexpr(const clang::FunctionDecl* f) {
+    if (!f || !f->isConstexpr() || f->isImplicit() || f->isDefaulted() || f->getBuiltinID()) return false;
+    if (const auto* md = llvm::dyn_cast<clang::CXXMethodDecl>(f); md && md->getParent()->isLambda()) return false;
+    const clang::FunctionDecl* p = f->getTemplateInstantiationPattern() ? f->getTemplateInstantiationPattern() : f;
+    // Clang's own device overloads of std::min and std::max (its cuda_wrappers/algorithm), which
+    // nvcc does not have: it sees libstdc++'s, constexpr and host-only.
+    if (f->isInStdNamespace() && f->getIdentifier() && (f->getName() == "min" || f->getName() == "max")) {
+      const auto& sm = f->getASTContext().getSourceManager();
+      if (sm.getFilename(sm.getSpellingLoc(p->getLocation())).contains("cuda_wrappers")) return true;
+    }
+    for (const clang::FunctionDecl* x : {f, p}) {
+      if (const auto* d = x->getAttr<clang::CUDADeviceAttr>(); d && !d->isImplicit()) return false;
+      if (x->hasAttr<clang::CUDAGlobalAttr>()) return false;
+    }
+    if (f->isInStdNamespace() && f->getIdentifier() && (f->getName() == "move" || f->getName() == "forward"))
+      return false;
+    if (const auto* rd = llvm::dyn_cast<clang::CXXRecordDecl>(f->getDeclContext());
+        rd && rd->isInStdNamespace() && rd->getIdentifier() && rd->getName() == "initializer_list")
+      return false;
+    return true;
+  }
+  void check(clang::SourceLocation at, const clang::FunctionDecl* callee, const clang::FunctionDecl* caller) {
+    if (!hostConstexpr(callee)) return;
+    out.report(at, fmt::format("calling a constexpr __host__ function ('{}') from a {} function ('{}'): nvcc rejects "
+                               "it unless given --expt-relaxed-constexpr (Clang makes constexpr functions "
+                               "__host__ __device__ and accepts it); mark the function __host__ __device__, call a "
+                               "device overload (min, fmaxf), or build with --expt-relaxed-constexpr",
+                               callee->getNameAsString(), caller->hasAttr<clang::CUDAGlobalAttr>() ? "__global__" : "__device__",
+                               caller->getNameAsString()));
+  }
+  bool VisitFunctionDecl(clang::FunctionDecl* f) {
+    if (!f->doesThisDeclarationHaveABody() || f->isDependentContext() || !deviceOnly(f)) return true;
+    if (!out.files.contains(out.ctx.getSourceManager().getExpansionLoc(f->getLocation()))) return true;
+    struct Calls : clang::RecursiveASTVisitor<Calls> {
+      ConstexprHostCalls* self;
+      const clang::FunctionDecl* caller;
+      bool shouldVisitLambdaBody() const { return false; }
+      bool VisitCallExpr(clang::CallExpr* c) {
+        self->check(c->getBeginLoc(), c->getDirectCallee(), caller);
+        return true;
+      }
+      bool VisitCXXConstructExpr(clang::CXXConstructExpr* c) {
+        self->check(c->getBeginLoc(), c->getConstructor(), caller);
+        return true;
+      }
+    } calls;
+    calls.self = this;
+    calls.caller = f;
+    calls.TraverseStmt(f->getBody());
+    return true;
+  }
+};
+
 }  // namespace
 
 std::vector<RemovedApiUse> findRemovedApiUses(clang::ASTContext& ctx, const LintedFiles& files,
@@ -560,6 +631,9 @@ std::vector<RemovedApiUse> findRemovedApiUses(clang::ASTContext& ctx, const Lint
     if (emitted) f.report(at, why);
   }
   if (!rdc) UndefinedDeviceCalls(f).run(ctx);
+  // (A Clang command: Clang is the compiler, and it accepts them.)
+  if (!macroDefined(ctx, "__CUDACC_RELAXED_CONSTEXPR__") && !macroDefined(ctx, "__GPUOPT_LINT_CLANG_DRIVER__"))
+    ConstexprHostCalls(f).TraverseAST(ctx);
   return std::move(f.uses);
 }
 

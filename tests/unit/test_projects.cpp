@@ -636,3 +636,30 @@ TEST(Projects, AWrappersParametersAreWhatTheOtherUnitsPass) {
   r = runLint(cache, d);
   EXPECT_EQ(findingAt3(r), "note") << r.out;
 }
+
+// A constexpr host function called from a kernel: nvcc's error without --expt-relaxed-constexpr
+// (fixture nvcc_rejects.cu), none with it, and none for a unit a Clang driver compiles (Clang
+// accepts it, so its build does).
+TEST(Projects, ConstexprCallsFromDeviceCodeFollowTheCommandsCompiler) {
+  std::string d = tempDir("constexpr-calls");
+  writeFile(d + "/k.cu",
+            "constexpr int twice(int x) { return 2 * x; }\n"
+            "__global__ void k(int* a) { a[threadIdx.x] = twice(threadIdx.x); }\n");
+  auto rules = [&](const RunResult& r) {
+    std::set<std::string> s;
+    for (const auto& [file, line, rule] : actualOf(json::parse(r.out))) s.insert(rule);
+    return s;
+  };
+  auto r = runLint("--no-cache --format json k.cu", d);
+  EXPECT_EQ(rules(r), (std::set<std::string>{"compile-error"})) << r.out;
+  EXPECT_NE(r.out.find("--expt-relaxed-constexpr"), std::string::npos) << r.out;
+  r = runLint("--no-cache --format json k.cu -- --expt-relaxed-constexpr", d);
+  EXPECT_TRUE(rules(r).empty()) << r.out;
+  for (const std::string compiler : {"nvcc", "clang++"}) {
+    writeFile(d + "/compile_commands.json", "[{\"directory\": \"" + d + "\", \"file\": \"k.cu\", \"command\": \"" +
+                                                compiler + " -std=c++17 -c k.cu\"}]");
+    r = runLint("--no-cache --format json -p . k.cu", d);
+    EXPECT_EQ(rules(r).count("compile-error"), compiler == "nvcc" ? 1u : 0u) << compiler << "\n" << r.out;
+  }
+  fs::remove_all(d);
+}
