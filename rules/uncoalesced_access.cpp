@@ -63,8 +63,13 @@ bool mentionsGridDim(const clang::Stmt* s, int depth) {
 // 'sym' when the parameter scales a byte offset. Text of the distance and its unit.
 struct SymbolicDistance {
   bool bytes = false;
+  // No whole multiple of the symbol's stand-in in the distance (`row * 2 * n / (2 * n - 1)`: the
+  // quotient of two stand-ins, xfaster's relShiftBd): it depends on the symbol some other way, and
+  // the walk's figure is no form to print ("'seq_len * seq_len' + 8194 bytes").
+  bool other = false;
   int64_t factor = 1, extra = 0;  // factor * sym + extra (elements, or bytes when `bytes`)
   std::string text(const std::string& sym) const {
+    if (other) return fmt::format("a distance that depends on '{}'", sym);
     std::string s = factor == 1 ? fmt::format("'{}'", sym) : fmt::format("{} * '{}'", factor, sym);
     if (extra) s += fmt::format(" {} {}", extra > 0 ? "+" : "-", std::abs(extra));
     return s;
@@ -79,7 +84,9 @@ SymbolicDistance symbolicDistance(int64_t strideBytes, unsigned elemSize, int64_
   if (symValue <= 0) symValue = 4096;
   const int64_t q = static_cast<int64_t>(std::llround(static_cast<double>(strideBytes) / static_cast<double>(symValue)));
   const int64_t r = strideBytes - q * symValue;
-  if (q != 0 && q % elemSize == 0 && r % elemSize == 0) {
+  if (q == 0) {
+    d.other = true;
+  } else if (q % elemSize == 0 && r % elemSize == 0) {
     d.factor = q / elemSize, d.extra = r / elemSize;
   } else {
     d.bytes = true, d.factor = q == 0 ? 1 : q, d.extra = r;
@@ -483,7 +490,8 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
         groups = fmt::format("groups of {} adjacent threads access {} contiguous bytes, ", group, group * a.elemSize);
       if (group && symbolicStride && !constStride) {
         const SymbolicDistance gd = symbolicDistance(groupStep, unit, a.strideVal);
-        pattern = fmt::format("{}the groups {} {} apart", groups, gd.text(a.strideSym), gd.bytes ? "bytes" : "elements");
+        pattern = gd.other ? fmt::format("{}the groups {} apart", groups, gd.text(a.strideSym))
+                           : fmt::format("{}the groups {} {} apart", groups, gd.text(a.strideSym), gd.bytes ? "bytes" : "elements");
       }
       else if (group && !a.strideSym.empty())
         pattern = fmt::format("{}each group a step of '{}' from the last", groups, a.strideSym);
@@ -492,7 +500,8 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
       else if (gridStandIn > 0)
         pattern = perBlock == 1 ? fmt::format("adjacent threads are '{}' elements apart", a.strideSym)
                                 : fmt::format("adjacent threads are {} x '{}' elements apart", perBlock, a.strideSym);
-      else if (symbolicStride && constStride) pattern = fmt::format("adjacent threads are {} {} apart", sd.text(a.strideSym), sd.bytes ? "bytes" : "elements");
+      else if (symbolicStride && constStride) pattern = sd.other ? fmt::format("adjacent threads are {} apart", sd.text(a.strideSym))
+                                                                       : fmt::format("adjacent threads are {} {} apart", sd.text(a.strideSym), sd.bytes ? "bytes" : "elements");
       else if (symbolicStride) pattern = fmt::format("adjacent threads are '{}' elements apart", a.strideSym);
       else if (constStride && stride % a.elemSize == 0 && a.instruction.empty() && declaredElementSize(a) == a.elemSize) pattern = fmt::format("adjacent threads are {} elements apart", stride / a.elemSize);
       else if (constStride) pattern = fmt::format("adjacent threads are {} bytes apart for {}-byte accesses", stride, a.elemSize);

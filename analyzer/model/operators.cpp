@@ -225,8 +225,13 @@ Value Builder::arith(clang::BinaryOperatorKind op, const Value& a, const Value& 
     // stop check).
     auto scale = [&](const Value& moving, const Value& sym, const clang::Expr* symE) {
       const int64_t val = sym.v.empty() ? 0 : sym.v[0];
+      // The moving term's own step between x-neighbours: a symbol it was scaled by and then
+      // divided by another (`(row * 2 * n + col - n) / (2 * n - 1)`, one per row: xfaster's
+      // relShiftBd, tenth stop check) no longer scales it, and the product is not its stride.
+      const bool stillScaled = moving.strideVal <= 0 || m_.blockX() < 2 || moving.v.size() < 2 ||
+                               moving.v[1] == moving.v[0] || std::abs(moving.v[1] - moving.v[0]) * 2 >= moving.strideVal;
       if (!moving.strideSym.empty() && moving.strideVal > 0 && val > 0 && moving.strideVal < (int64_t(1) << 30) &&
-          val < (int64_t(1) << 30)) {
+          val < (int64_t(1) << 30) && stillScaled) {
         r.strideSym = moving.strideSym + " * " + strideText(symE);
         r.strideVal = moving.strideVal * val;
         r.strideSrc = nullptr;
