@@ -97,8 +97,20 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx, const ProgramCalls* program) {
     }
     bool VisitCUDAKernelCallExpr(clang::CUDAKernelCallExpr* call) {
       // Clang's recovery (the config may not be a call) and template patterns (a dependent block
-      // shape has no type yet; the instantiations are visited instead).
-      if (call->containsErrors() || call->isInstantiationDependent()) return true;
+      // shape has no type yet; the instantiations are visited instead). Errors in the kernel's
+      // arguments alone (an undeclared `HasNeighbor(...)` from a missing mpi.h: the NVIDIA blog's
+      // CUDA-aware MPI sample, tenth stop check) leave the kernel and its shape readable: the
+      // launch counts, and those arguments are not known.
+      // (Such a call's type is error-dependent, so it is instantiation-dependent too: the config and
+      // the callee decide.)
+      if (call->containsErrors()) {
+        const clang::CallExpr* cfg = call->getConfig();
+        if (!cfg || cfg->containsErrors() || cfg->isInstantiationDependent() || call->getCallee()->containsErrors() ||
+            call->getCallee()->isInstantiationDependent() || !call->getDirectCallee())
+          return true;
+      } else if (call->isInstantiationDependent()) {
+        return true;
+      }
       if (const clang::FunctionDecl* k = call->getDirectCallee()) host.kernelCalls.push_back({k, call});
       // The block is the second dim3 of the configuration call: (grid, block, ...) host side,
       // (func, params, grid, block, ...) for a device-side launch, which is how the device-side
