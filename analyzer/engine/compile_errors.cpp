@@ -928,13 +928,17 @@ std::vector<bool> atVariableDeclaration(clang::ASTContext& ctx, const std::vecto
 }
 
 namespace {
+// The function whose name is at `loc`: a function template's pattern (`templated`), or a
+// function that is not one (an explicit specialization).
 struct DefinitionAt : clang::RecursiveASTVisitor<DefinitionAt> {
   const clang::SourceManager* sm = nullptr;
   clang::SourceLocation loc;
+  bool templated = true;
   const clang::FunctionDecl* found = nullptr;
   bool shouldVisitTemplateInstantiations() const { return false; }
   bool VisitFunctionDecl(clang::FunctionDecl* fd) {
-    if (!found && fd->getDescribedFunctionTemplate() && sm->getExpansionLoc(fd->getLocation()) == loc) found = fd;
+    if (!found && (fd->getDescribedFunctionTemplate() != nullptr) == templated && sm->getExpansionLoc(fd->getLocation()) == loc)
+      found = fd;
     return !found;
   }
 };
@@ -998,25 +1002,13 @@ std::optional<UnmatchedDefinition> unmatchedTemplateDefinition(clang::ASTContext
   return UnmatchedDefinition{fid, b, decl};
 }
 
-namespace {
-struct SpecializationAt : clang::RecursiveASTVisitor<SpecializationAt> {
-  const clang::SourceManager* sm = nullptr;
-  clang::SourceLocation loc;
-  const clang::FunctionDecl* found = nullptr;
-  bool shouldVisitTemplateInstantiations() const { return false; }
-  bool VisitFunctionDecl(clang::FunctionDecl* fd) {
-    if (!found && !fd->getDescribedFunctionTemplate() && sm->getExpansionLoc(fd->getLocation()) == loc) found = fd;
-    return !found;
-  }
-};
-}  // namespace
-
 std::vector<UnmatchedDefinition> hostDeviceSpecializationSites(clang::ASTContext& ctx, clang::SourceLocation loc) {
   auto& sm = ctx.getSourceManager();
   if (loc.isInvalid()) return {};
-  SpecializationAt v;
+  DefinitionAt v;
   v.sm = &sm;
   v.loc = loc;
+  v.templated = false;
   v.TraverseDecl(ctx.getTranslationUnitDecl());
   const clang::FunctionDecl* fd = v.found;
   if (!fd || !fd->getIdentifier()) return {};
