@@ -323,23 +323,36 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> cudaLog;
   std::string cudaPath = findCudaPath(o.frontend, &cudaLog);
-#if GPUOPT_LAUNCHER
-  // Every file must come from the result cache; the first that does not runs the analyzer.
-  const std::string engineId = toolIdentityOf(analyzerPath());
-  std::atomic<bool> miss{false};
-#else
   // The call sites of each compile database's files (launch wrappers called from other units):
-  // one index per database the inputs use.
+  // one index per database the inputs use, reused from the cache while what it was read from is
+  // unchanged (the launcher reads only its fingerprints, to check stored results against them).
   {
     std::map<std::string, std::shared_ptr<const ProgramCalls>> programs;
     for (size_t i = 0; i < o.files.size(); ++i) {
       std::string dir = findCompileCommandsDir(o.files[i], perFile[i].analysis.frontend.compileCommandsDir);
       if (dir.empty()) continue;
       auto [it, fresh] = programs.try_emplace(dir);
-      if (fresh) it->second = scanProgram(dir, cudaPath, &cudaLog);
+      if (fresh) {
+#if GPUOPT_LAUNCHER
+        it->second = loadStoredProgram(cache.dir, dir, true);
+#else
+        it->second = loadStoredProgram(cache.dir, dir, false);
+        if (it->second) {
+          cudaLog.push_back("program call sites: " + dir + ": unchanged since the last run (" +
+                            std::to_string(it->second->files()) + " files; from the cache)");
+        } else if ((it->second = scanProgram(dir, cudaPath, &cudaLog))) {
+          storeProgram(cache.dir, dir, *it->second);
+        }
+#endif
+      }
       perFile[i].analysis.programCalls = it->second;
     }
   }
+#if GPUOPT_LAUNCHER
+  // Every file must come from the result cache; the first that does not runs the analyzer.
+  const std::string engineId = toolIdentityOf(analyzerPath());
+  std::atomic<bool> miss{false};
+#else
   if (o.frontend.verbose)
     for (const auto& l : cudaLog) std::cerr << "gpuopt-lint: " << l << "\n";
   LintEnvironment env;

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "analyzer/frontend/cache.h"
 #include "analyzer/frontend/frontend.h"
 #include "analyzer/frontend/nvcc_args.h"
 
@@ -220,6 +221,13 @@ std::shared_ptr<const ProgramCalls> scanProgram(const std::string& dbDir, const 
   }
   if (files.size() > kMaxFiles) files.resize(kMaxFiles);
   auto calls = std::make_shared<ProgramCalls>();
+  // What it is read from, for the cache's copy (storeProgram).
+  if (auto s = stampFile((fs::path(dbDir) / "compile_commands.json").string(), false)) calls->sources.push_back(*s);
+  for (const auto& f : files)
+    if (auto s = stampFile(f, false)) calls->sources.push_back(*s);
+  for (const auto& d : folders)
+    if (!outside(d))
+      if (auto s = stampFolder(d, true)) calls->sources.push_back(*s);
   std::vector<FileScan> scans;
   uint64_t bytes = 0;
   for (const auto& f : files) {

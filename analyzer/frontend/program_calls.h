@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/frontend/cache.h"
+
 namespace gpuopt {
 
 struct ProgramCallSite {
@@ -34,6 +36,10 @@ class ProgramCalls {
   std::string fingerprint(const std::string& name) const;
   size_t files() const { return files_; }
 
+  // What the index was read from: the database file, each file lexed (size and time) and each
+  // folder listed (its source files' names). A stored index serves while every one is unchanged.
+  std::vector<FileStamp> sources;
+
   // Building (program_scan.cpp).
   void addCall(const std::string& name, ProgramCallSite site) { calls_[name].push_back(std::move(site)); }
   void addOtherUse(const std::string& name, const std::string& file);
@@ -43,6 +49,19 @@ class ProgramCalls {
   std::map<std::string, std::vector<ProgramCallSite>> calls_;
   std::map<std::string, std::vector<std::string>> otherUses_;
   size_t files_ = 0;
+  // Loaded for the launcher: only every name's fingerprint (the call sites themselves are left out).
+  bool fingerprintsOnly_ = false;
+  std::map<std::string, std::string> fingerprints_;
+  friend std::shared_ptr<const ProgramCalls> loadStoredProgram(const std::string&, const std::string&, bool);
+  friend void storeProgram(const std::string&, const std::string&, const ProgramCalls&);
 };
+
+// The result cache's copy of a database's index (`CACHE/v1/program/`), as the last run read it,
+// when every file and folder it was read from is unchanged; nullptr otherwise. With
+// `fingerprintsOnly` (the launcher, which only checks stored results' facts), the names'
+// fingerprints without their sites: a small file, read in a few milliseconds.
+std::shared_ptr<const ProgramCalls> loadStoredProgram(const std::string& cacheDir, const std::string& dbDir,
+                                                      bool fingerprintsOnly);
+void storeProgram(const std::string& cacheDir, const std::string& dbDir, const ProgramCalls& calls);
 
 }  // namespace gpuopt

@@ -5,6 +5,11 @@
 
 #include "analyzer/engine/program_scan.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 using namespace gpuopt;
 
 namespace {
@@ -55,4 +60,31 @@ TEST(ProgramScan, TheFingerprintChangesWithTheArgumentsNotWithTheLines) {
   EXPECT_EQ(a.fingerprint("g"), b.fingerprint("g"));
   EXPECT_NE(a.fingerprint("g"), c.fingerprint("g"));
   EXPECT_NE(a.fingerprint("g"), ProgramCalls().fingerprint("g")) << "no call at all is an answer too";
+}
+
+TEST(ProgramScan, TheStoredIndexServesWhileWhatItReadIsUnchanged) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("gpuopt-program-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "db");
+  const std::string caller = (dir / "net.c").string();
+  auto write = [](const std::string& path, const std::string& text) { std::ofstream(path) << text; };
+  write(caller, "void step(float* w) { axpy(8, 0.1f, w, 1, w, 1); }\n");
+  ProgramCalls pc;
+  scanProgramText(caller, "void step(float* w) { axpy(8, 0.1f, w, 1, w, 1); }\n", pc);
+  pc.sources.push_back(*stampFile(caller, false));
+  const std::string cache = (dir / "cache").string();
+  storeProgram(cache, (dir / "db").string(), pc);
+  auto full = loadStoredProgram(cache, (dir / "db").string(), false);
+  auto fp = loadStoredProgram(cache, (dir / "db").string(), true);
+  ASSERT_TRUE(full && fp);
+  ASSERT_EQ(full->callsOf("axpy").size(), 1u);
+  EXPECT_EQ(full->callsOf("axpy")[0].args[3], std::optional<int64_t>(1));
+  EXPECT_EQ(full->fingerprint("axpy"), pc.fingerprint("axpy"));
+  EXPECT_EQ(fp->fingerprint("axpy"), pc.fingerprint("axpy"));
+  EXPECT_EQ(fp->fingerprint("nothing_calls_it"), pc.fingerprint("nothing_calls_it"));
+  // A file it read changes: no stored index (the next run reads the files again).
+  write(caller, "void step(float* w) { axpy(8, 0.1f, w, 16, w, 1); }\n// longer\n");
+  EXPECT_FALSE(loadStoredProgram(cache, (dir / "db").string(), true));
+  EXPECT_FALSE(loadStoredProgram(cache, (dir / "db").string(), false));
+  fs::remove_all(dir);
 }
