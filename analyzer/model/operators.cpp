@@ -390,42 +390,8 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
     return r;
   }
   if (bo->isAssignmentOp()) return evalAssign(bo);
-  const size_t accessesBefore = m_.accesses_.size();
   Value a = eval(bo->getLHS());
   Value b = eval(bo->getRHS());
-  // `atomicCAS(&flag, A, B) == A` with A != B on one address for every thread: the first thread to
-  // swap takes the branch, the others find B (the first thread to report an error, a lock's
-  // winner): at most one thread of the grid passes.
-  if (op == BO::BO_EQ) {
-    auto casWinner = [&](const clang::Expr* callE, const clang::Expr* otherE) {
-      const auto* ce = llvm::dyn_cast<clang::CallExpr>(callE->IgnoreParenCasts());
-      const clang::FunctionDecl* fd = ce ? ce->getDirectCallee() : nullptr;
-      if (!fd || !fd->getIdentifier() || fd->getName() != "atomicCAS" || ce->getNumArgs() != 3) return false;
-      clang::Expr::EvalResult expected, desired, other;
-      if (ce->getArg(1)->isValueDependent() || ce->getArg(2)->isValueDependent() || otherE->isValueDependent() ||
-          !ce->getArg(1)->EvaluateAsInt(expected, ctx_) || !ce->getArg(2)->EvaluateAsInt(desired, ctx_) ||
-          !otherE->IgnoreParenCasts()->EvaluateAsInt(other, ctx_))
-        return false;
-      if (expected.Val.getInt().getSExtValue() == desired.Val.getInt().getSExtValue() ||
-          expected.Val.getInt().getSExtValue() != other.Val.getInt().getSExtValue())
-        return false;
-      // The atomic this comparison evaluated: one address for every active thread.
-      for (size_t i = m_.accesses_.size(); i-- > accessesBefore;) {
-        const Access& x = m_.accesses_[i];
-        if (!x.isAtomic) continue;
-        if (!x.known) return false;
-        std::optional<int64_t> at;
-        for (unsigned t = 0; t < N_ && t < x.addr.size(); ++t)
-          if (t < x.mask.size() && x.mask[t]) {
-            if (at && *at != x.addr[t]) return false;
-            at = x.addr[t];
-          }
-        return at.has_value();
-      }
-      return false;
-    };
-    if (casWinner(bo->getLHS(), bo->getRHS()) || casWinner(bo->getRHS(), bo->getLHS())) selections_.insert(bo);
-  }
   // A pointer compared with another pointer or with null: the model's pointer values are offsets
   // from their own base, not addresses, so the comparison is decided only between offsets of one
   // base. (A null pointer every launch passes is the constant 0, not a pointer, and compares with
