@@ -294,8 +294,8 @@ std::optional<FileAnalysis> cachedAnalysis(const std::string& file, const Analys
   if (key) *key = k;
   auto c = loadCachedResult(opts.cache.dir, file, k);
   if (!c) return std::nullopt;
-  // What it read of the program's other files: the same answers now (the launcher has no index:
-  // the analyzer answers).
+  // What it read of the program's other files: the same answers now (the launcher has the
+  // fingerprints of the cache's copy of the index, or none when it is stale: the analyzer answers).
   for (const auto& [name, fp] : c->result.programFacts)
     if (!opts.programCalls || opts.programCalls->fingerprint(name) != fp) return std::nullopt;
   FileAnalysis fa;

@@ -173,12 +173,13 @@ LaunchIndex::LaunchIndex(clang::ASTContext& ctx, const ProgramCalls* program) {
     }
   } v;
   HostValues hv(ctx);
-  hv.setProgram(program);
   v.ctx = &ctx;
   v.index = this;
   v.hv = &hv;
   v.TraverseDecl(ctx.getTranslationUnitDecl());
   hv.setCalls(&v.host.callsOf);
+  // (After the unit's own calls are all known: callsOf keeps its answers with the program's added.)
+  hv.setProgram(program);
   for (const Site& site : v.sites) resolveLaunch(ctx, hv, site.call, site.callee, site.block, site.grid, site.config);
 
   // Allocation sizes and prefix sums of flags of the buffers each launch passes.
