@@ -122,6 +122,9 @@ void AtomicContentionRule::checkKernel(const KernelModel& m, RuleContext& rc) {
     if (a.approxMask) continue;
     // Verification code (`if (t[i] != i) atomicAdd(nerr, 1)`): only a failed check runs it.
     if (a.failureGuard) continue;
+    // Under a selection at most one thread passes (`if (atomicCAS(&flag, 0, 1) == 0)`, the first
+    // thread to report: the NVIDIA blog's CAS error reporting, tenth stop check): nothing contends.
+    if (!a.selectGuards.empty()) continue;
     if (filteredByRead(a, m.ast())) continue;
     std::string name = atomicName(a);
     std::string what = fmt::format("{} on '{}'", name, rc.text(a.expr));

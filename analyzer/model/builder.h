@@ -39,7 +39,10 @@ constexpr size_t kMaxSteps = 400000;
 // each loop walks its first iteration only (every statement is still seen) and what the iterations
 // not walked would assign becomes a guess (Value::symbolic); KernelModel::loopCuts() says so.
 constexpr unsigned kMaxLoopWalks = 4096;
-constexpr int kMaxInlineDepth = 8;
+// Calls followed inside one another. Header-only libraries nest deep: moderngpu's launch box calls
+// the kernel's lambda, which calls a CTA collective, an iterate<> template, a lambda, an operator
+// and a shuffle (9 to 12 deep; with 8, 64% of its accesses were not reached, eleventh stop check).
+constexpr int kMaxInlineDepth = 16;
 
 class Builder : public LaneDomain {
  public:
@@ -94,6 +97,12 @@ class Builder : public LaneDomain {
     // The object a method or constructor runs on (`this`), when the model followed it.
     Value thisPtr;
     bool hasThis = false;
+    // `this` is a lambda's closure held by value in a kernel parameter (moderngpu's and Thrust's
+    // launch of a functor: `f(threadIdx.x, blockIdx.x)`), or one of its captured closures: its
+    // fields are the kernel's arguments, the same for every thread (this parameter's).
+    const clang::ParmVarDecl* uniformThis = nullptr;
+    // This function's closure parameters bound to such a closure: the kernel parameter holding it.
+    std::map<const clang::ParmVarDecl*, const clang::ParmVarDecl*> uniformParams;
     // References (parameters and `T& x = y` locals): the lvalue each is bound to.
     std::map<const clang::VarDecl*, LVal> refs;
     // Pointer parameters given the address of a caller's scalar variable (`split(i, &row, &col)`)
@@ -102,6 +111,10 @@ class Builder : public LaneDomain {
     // A function returning a reference: the lvalue it returns (a member, `*this`, an element).
     LVal retLVal;
     bool hasRetLVal = false;
+    // A function returning a record by value into a per-thread object of the caller's (`range_t
+    // tile = get_tile(cta, nv, count)`): its returns initialise that object field by field.
+    LVal retSlot;
+    bool hasRetSlot = false;
   };
   // ---- values (expressions.cpp) ----
   // Whether a condition is the same for every thread of the block by its form: block indices,
@@ -145,6 +158,8 @@ class Builder : public LaneDomain {
   bool asmAccess(const clang::GCCAsmStmt* as, const AsmMemory& mem, const std::vector<Value>& ins);
   Value blockIndex(int axis) const;
   Value evalMemberOfValue(const clang::MemberExpr* me);
+  const clang::ParmVarDecl* uniformClosure(const clang::Expr* obj) const;
+  std::optional<Value> uniformCapture(const clang::DeclRefExpr* dre);
   // `g.thread_index().x`, `g.group_index().y`, `g.group_dim().z` of a cooperative group, else none.
   std::optional<Value> groupDimMember(const clang::MemberExpr* me);
   Value evalCast(const clang::CastExpr* ce);
@@ -153,6 +168,7 @@ class Builder : public LaneDomain {
   std::string text(const clang::Expr* e) const;
   std::string strideText(const clang::Expr* e) const;  // operators.cpp
   Value evalBinary(const clang::BinaryOperator* bo);
+  bool casWinner(const clang::Expr* callE, const clang::Expr* otherE, size_t accessesBefore) const;
   Value evalAssign(const clang::BinaryOperator* bo);
   Value evalUnary(const clang::UnaryOperator* uo);
   Value evalConditional(const clang::AbstractConditionalOperator* co);
@@ -283,6 +299,13 @@ class Builder : public LaneDomain {
   unsigned uniformIfWalks_ = 0;
   // Comparisons evaluated as such a selection.
   std::set<const clang::Expr*> selections_;
+  // Set just before inlineCall of a const method on a uniform closure (uniformClosure): the new frame's.
+  const clang::ParmVarDecl* nextUniformThis_ = nullptr;
+  // The call whose record result initialises pendingRetSlot_ (initObject): the frame inlineCall
+  // makes for it takes the slot; retSlotTaken_ says it did.
+  const clang::Expr* pendingRetCall_ = nullptr;
+  LVal pendingRetSlot_;
+  bool retSlotTaken_ = false;
   // The same with one value per warp (`col == row`, row = blockIdx.x * W + warp): at most one
   // thread of each warp passes (Access::warpSelectGuards).
   std::vector<unsigned> warpSelectGuards_;

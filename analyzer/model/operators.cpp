@@ -317,6 +317,38 @@ std::string Builder::strideText(const clang::Expr* e) const {
   return s;
 }
 
+// `atomicCAS(&flag, A, B) == A` with A != B on one address for every thread: the first thread to
+// swap takes the branch, the others find B (the first thread to report an error, a lock's
+// winner): at most one thread of the grid passes. Its own function, kept out of line, so that
+// evalBinary's frame (deep expressions recurse through it) does not grow by its locals.
+__attribute__((noinline)) bool Builder::casWinner(const clang::Expr* callE, const clang::Expr* otherE, size_t accessesBefore) const {
+  const auto* ce = llvm::dyn_cast<clang::CallExpr>(callE->IgnoreParenCasts());
+  const clang::FunctionDecl* fd = ce ? ce->getDirectCallee() : nullptr;
+  if (!fd || !fd->getIdentifier() || fd->getName() != "atomicCAS" || ce->getNumArgs() != 3) return false;
+  clang::Expr::EvalResult expected, desired, other;
+  if (ce->getArg(1)->isValueDependent() || ce->getArg(2)->isValueDependent() || otherE->isValueDependent() ||
+      !ce->getArg(1)->EvaluateAsInt(expected, ctx_) || !ce->getArg(2)->EvaluateAsInt(desired, ctx_) ||
+      !otherE->IgnoreParenCasts()->EvaluateAsInt(other, ctx_))
+    return false;
+  if (expected.Val.getInt().getSExtValue() == desired.Val.getInt().getSExtValue() ||
+      expected.Val.getInt().getSExtValue() != other.Val.getInt().getSExtValue())
+    return false;
+  // The atomic this comparison evaluated: one address for every active thread.
+  for (size_t i = m_.accesses_.size(); i-- > accessesBefore;) {
+    const Access& x = m_.accesses_[i];
+    if (!x.isAtomic) continue;
+    if (!x.known) return false;
+    std::optional<int64_t> at;
+    for (unsigned t = 0; t < N_ && t < x.addr.size(); ++t)
+      if (t < x.mask.size() && x.mask[t]) {
+        if (at && *at != x.addr[t]) return false;
+        at = x.addr[t];
+      }
+    return at.has_value();
+  }
+  return false;
+}
+
 Value Builder::evalBinary(const clang::BinaryOperator* bo) {
   using BO = clang::BinaryOperatorKind;
   auto op = bo->getOpcode();
@@ -390,8 +422,11 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
     return r;
   }
   if (bo->isAssignmentOp()) return evalAssign(bo);
+  const size_t accessesBefore = m_.accesses_.size();
   Value a = eval(bo->getLHS());
   Value b = eval(bo->getRHS());
+  if (op == BO::BO_EQ && (casWinner(bo->getLHS(), bo->getRHS(), accessesBefore) || casWinner(bo->getRHS(), bo->getLHS(), accessesBefore)))
+    selections_.insert(bo);
   // A pointer compared with another pointer or with null: the model's pointer values are offsets
   // from their own base, not addresses, so the comparison is decided only between offsets of one
   // base. (A null pointer every launch passes is the constant 0, not a pointer, and compares with
@@ -461,6 +496,24 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
     };
     auto oneUnknown = [&](const Value& v) { return !v.known && v.same; };
     if ((oneUnknown(a) && distinctIndex(b)) || (oneUnknown(b) && distinctIndex(a))) selections_.insert(bo);
+    // The same within each warp: `min(32 * (warp + 1), count) - 1 == tid`, one value per warp that
+    // is not known (a count the data gives) compared with a different thread index in every lane:
+    // at most one lane of each warp takes it (moderngpu's cta_scan stores each warp's total so;
+    // eleventh stop check).
+    auto distinctInEachWarp = [&](const Value& v) {
+      if (!v.known || v.data || v.v.size() != N_) return false;
+      bool some = false;
+      for (unsigned t = 0; t < N_; ++t)
+        for (unsigned u = t + 1; u < N_ && u / 32 == t / 32; ++u)
+          if (active_[t] && active_[u]) {
+            if (v.v[t] == v.v[u]) return false;
+            some = true;
+          }
+      return some;
+    };
+    auto onePerWarp = [&](const Value& v) { return !v.known && !v.isPtr && sameInEachWarp(v); };
+    if (!selections_.count(bo) && ((onePerWarp(a) && distinctInEachWarp(b)) || (onePerWarp(b) && distinctInEachWarp(a))))
+      warpSelections_.insert(bo);
   }
   return arith(op, a, b, bo->getType(), bo->getLHS(), bo->getRHS());
 }
