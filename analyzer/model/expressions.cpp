@@ -177,6 +177,8 @@ Value Builder::eval(const clang::Expr* e) {
   }
   if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
     if (dre->getDecl()->getName() == "warpSize") return constant(32);
+    if (dre->refersToEnclosingVariableOrCapture())
+      if (auto r = uniformCapture(dre)) return *r;
     LVal lv = evalLValue(e);
     if (lv.kind == LVal::Var) return readVar(lv.var);
     if (lv.kind == LVal::Mem) return readMem(lv);
@@ -297,9 +299,67 @@ Value Builder::blockIndex(int axis) const {
   return v;
 }
 
+// A lambda's closure the kernel got by value (`template <class F> __global__ void k(F f)`), or a
+// closure captured by copy inside the one `this` is: the parameter that holds it, else none.
+const clang::ParmVarDecl* Builder::uniformClosure(const clang::Expr* obj) const {
+  if (!obj || frames_.empty()) return nullptr;
+  obj = obj->IgnoreParenImpCasts();
+  if (const auto* cce = llvm::dyn_cast<clang::CXXConstructExpr>(obj);  // a copy of one
+      cce && cce->getConstructor() && cce->getConstructor()->isCopyOrMoveConstructor() && cce->getNumArgs() >= 1)
+    obj = strip(cce->getArg(0))->IgnoreParenImpCasts();
+  const auto* rd = obj->getType().getNonReferenceType()->getAsCXXRecordDecl();
+  if (!rd || !rd->isLambda()) return nullptr;
+  if (const auto* dr = llvm::dyn_cast<clang::DeclRefExpr>(obj)) {
+    const auto* p = llvm::dyn_cast<clang::ParmVarDecl>(dr->getDecl());
+    if (!p) return nullptr;
+    if (!p->getType()->isReferenceType() && p->getDeclContext() == frames_.front().fn) return p;
+    auto it = frames_.back().uniformParams.find(p);
+    return it == frames_.back().uniformParams.end() ? nullptr : it->second;
+  }
+  if (const auto* me = llvm::dyn_cast<clang::MemberExpr>(obj))
+    if (llvm::isa<clang::CXXThisExpr>(me->getBase()->IgnoreParenImpCasts()) && !me->getMemberDecl()->getType()->isReferenceType())
+      return frames_.back().uniformThis;
+  return nullptr;
+}
+
+// A variable a lambda captured by copy, read in the body of a closure the kernel got by value
+// (Frame::uniformThis): the same value for every thread (the kernel's argument), not known. Numbered
+// by the closure's field, so that equal captures compare equal (moderngpu's counts: `min(32 *
+// (warp + 1), count) - 1 == tid` then picks one lane of each warp, eleventh stop check).
+std::optional<Value> Builder::uniformCapture(const clang::DeclRefExpr* dre) {
+  const clang::ParmVarDecl* root = frames_.empty() ? nullptr : frames_.back().uniformThis;
+  const auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl());
+  const auto* md = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(frames_.empty() ? nullptr : frames_.back().fn);
+  if (!root || !vd || !md || !md->getParent()->isLambda() || !vd->getType()->isScalarType()) return std::nullopt;
+  if (frames_.back().vars.count(vd)) return std::nullopt;
+  llvm::DenseMap<const clang::ValueDecl*, clang::FieldDecl*> fields;
+  clang::FieldDecl* thisField = nullptr;
+  md->getParent()->getCaptureFields(fields, thisField);
+  auto it = fields.find(vd);
+  if (it == fields.end() || !it->second || it->second->getType()->isReferenceType()) return std::nullopt;
+  Value r = unknown();
+  r.same = true;
+  r.tag.assign(N_, mix(0x4649454cull ^ reinterpret_cast<uintptr_t>(root), reinterpret_cast<uintptr_t>(it->second)));  // "FIEL"
+  return r;
+}
+
 Value Builder::evalMemberOfValue(const clang::MemberExpr* me) {
   if (auto v = groupDimMember(me)) return *v;
   eval(strip(me->getBase()));
+  // A field of a closure the kernel got by value (a lambda's copy capture): one value for every
+  // thread of the grid, not known (moderngpu's counts: `min(32 * (warp + 1), count) - 1 == tid`
+  // then picks one lane of each warp, eleventh stop check).
+  const clang::Expr* base = me->getBase()->IgnoreParenImpCasts();
+  const clang::ParmVarDecl* root = nullptr;
+  if (llvm::isa<clang::CXXThisExpr>(base)) root = frames_.back().uniformThis;
+  else if (const auto* dr = llvm::dyn_cast<clang::DeclRefExpr>(base); dr && !me->isArrow()) root = uniformClosure(dr);
+  const auto* fd = llvm::dyn_cast<clang::FieldDecl>(me->getMemberDecl());
+  if (root && fd && !fd->getType()->isReferenceType() && fd->getType()->isScalarType()) {
+    Value r = unknown();
+    r.same = true;
+    r.tag.assign(N_, mix(0x4649454cull ^ reinterpret_cast<uintptr_t>(root), reinterpret_cast<uintptr_t>(fd)));  // "FIEL"
+    return r;
+  }
   return unknown();
 }
 
@@ -347,6 +407,8 @@ Value Builder::evalCast(const clang::CastExpr* ce) {
       // `block.group_index().x` read as an xvalue of the returned dim3.
       if (auto* me = llvm::dyn_cast<clang::MemberExpr>(strip(sub)))
         if (auto v = groupDimMember(me)) return *v;
+      if (const auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(strip(sub)); dre && dre->refersToEnclosingVariableOrCapture())
+        if (auto r = uniformCapture(dre)) return *r;
       LVal lv = evalLValue(sub);
       if (lv.kind == LVal::Var) return readVar(lv.var);
       if (lv.kind == LVal::Mem) return readMem(lv);

@@ -200,8 +200,9 @@ void Builder::initObject(const LVal& dst, const clang::Expr* init) {
   init = strip(init);
   if (auto* ce = llvm::dyn_cast<clang::CastExpr>(init); ce && ce->getCastKind() == clang::CK_ConstructorConversion)
     return initObject(dst, ce->getSubExpr());
-  if (auto* fc = llvm::dyn_cast<clang::CXXFunctionalCastExpr>(init); fc && fc->getCastKind() == clang::CK_ConstructorConversion)
-    return initObject(dst, fc->getSubExpr());
+  if (auto* fc = llvm::dyn_cast<clang::CXXFunctionalCastExpr>(init);
+      fc && (fc->getCastKind() == clang::CK_ConstructorConversion || fc->getCastKind() == clang::CK_NoOp))
+    return initObject(dst, fc->getSubExpr());  // `range_t{a, b}`: the list
   if (auto* cce = llvm::dyn_cast<clang::CXXConstructExpr>(init)) return construct(dst, cce);
   if (auto* ile = llvm::dyn_cast<clang::InitListExpr>(init)) {
     auto* rd = ile->getType()->getAsRecordDecl();
@@ -241,7 +242,22 @@ void Builder::initObject(const LVal& dst, const clang::Expr* init) {
     copyObject(dst, init);
     return;
   }
-  writeLVal(dst, eval(init));  // an object made by a call (returned by value)
+  // An object made by a call (returned by value): a function the model follows initialises it
+  // from its returns, field by field (what its fields hold was lost: moderngpu's get_tile(...)
+  // returned a range whose count then compared as a different unknown in every thread, eleventh
+  // stop check); else it is the call's value.
+  if (llvm::isa<clang::CallExpr>(init) && dst.kind == LVal::Mem && dst.ptr.space == MemSpace::Local && init->getType()->isRecordType()) {
+    const clang::Expr* savedCall = pendingRetCall_;
+    LVal savedSlot = pendingRetSlot_;
+    const bool savedTaken = retSlotTaken_;
+    pendingRetCall_ = init, pendingRetSlot_ = dst, retSlotTaken_ = false;
+    Value v = eval(init);
+    const bool taken = retSlotTaken_;
+    pendingRetCall_ = savedCall, pendingRetSlot_ = savedSlot, retSlotTaken_ = savedTaken;
+    if (!taken) writeLVal(dst, v);
+    return;
+  }
+  writeLVal(dst, eval(init));
 }
 
 // A per-thread array of scalars (or of such arrays) initialised from a list, `float s[4] = {0.f}`:

@@ -205,6 +205,9 @@ void Builder::walk(const clang::Stmt* s) {
         assignMasked(f.retLVal.ptr, lv.ptr);
       else if (!(lv.kind == LVal::Var && f.retLVal.kind == LVal::Var && lv.var == f.retLVal.var))
         f.retLVal.kind = LVal::None;
+    } else if (rs->getRetValue() && f0.hasRetSlot && rs->getRetValue()->getType()->isRecordType() && frames_.size() > 1) {
+      LVal slot = f0.retSlot;  // (initObject may push frames: f0 is not used after it)
+      initObject(slot, rs->getRetValue());
     } else if (rs->getRetValue()) {
       v = eval(rs->getRetValue());
     }

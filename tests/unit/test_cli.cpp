@@ -284,13 +284,13 @@ TEST(Cli, BlockDimPerKernelAndLaunchesWin) {
 // instantiation (third stop check: the same clause 18 times).
 TEST(Cli, UnreachedLinesAreNamedOncePerReason) {
   std::string d = tempDir("coverage-once");
-  std::string chain = "template <int N> __device__ void f10(float* p) { p[threadIdx.x * 32 + N] = 1.0f; }\n"
-                      "__device__ void f9(float* p) { f10<0>(p); f10<1>(p); f10<2>(p); }\n";
-  for (int i = 8; i >= 1; --i)
+  std::string chain = "template <int N> __device__ void f18(float* p) { p[threadIdx.x * 32 + N] = 1.0f; }\n"
+                      "__device__ void f17(float* p) { f18<0>(p); f18<1>(p); f18<2>(p); }\n";
+  for (int i = 16; i >= 1; --i)
     chain += "__device__ void f" + std::to_string(i) + "(float* p) { f" + std::to_string(i + 1) + "(p); }\n";
   writeFile(d + "/k.cu", chain + "__global__ void deep(float* p) { f1(p); }\n");
   auto text = runLint("--no-cuda --no-cache k.cu", d);
-  const std::string clause = "line 1 was not analysed: 'f10' was not walked";
+  const std::string clause = "line 1 was not analysed: 'f18' was not walked";
   size_t at = text.out.find(clause);
   ASSERT_NE(at, std::string::npos) << text.out;
   EXPECT_EQ(text.out.find(clause, at + 1), std::string::npos) << "named more than once: " << text.out;
@@ -339,9 +339,9 @@ TEST(Cli, InlinePtxMemoryIsModelledOrNamed) {
 TEST(Cli, KernelsAnalysedInPartAreNamed) {
   std::string d = tempDir("coverage");
   std::string chain;
-  // f1 calls f2 ... f9 calls f10, whose store is deeper than the model follows calls.
-  for (int i = 10; i >= 1; --i)
-    chain += i == 10 ? "__device__ void f10(float* p) { p[threadIdx.x * 32] = 1.0f; }\n"
+  // f1 calls f2 ... f17 calls f18, whose store is deeper than the model follows calls.
+  for (int i = 18; i >= 1; --i)
+    chain += i == 18 ? "__device__ void f18(float* p) { p[threadIdx.x * 32] = 1.0f; }\n"
                      : "__device__ void f" + std::to_string(i) + "(float* p) { f" + std::to_string(i + 1) + "(p); }\n";
   writeFile(d + "/k.cu", chain +
             "__global__ void deep(float* p) {\n"
@@ -354,7 +354,7 @@ TEST(Cli, KernelsAnalysedInPartAreNamed) {
             "  out[i] = in[i];\n"
             "}\n");
   auto text = runLint("--no-cuda --no-cache k.cu", d);
-  EXPECT_NE(text.out.find("note: kernel 'deep': line 1 was not analysed: 'f10' was not walked: calls nested more than 8 deep"),
+  EXPECT_NE(text.out.find("note: kernel 'deep': line 1 was not analysed: 'f18' was not walked: calls nested more than 16 deep"),
             std::string::npos) << text.out;
   EXPECT_NE(text.out.find("(1 of 2 memory accesses analysed)"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find("kernel 'whole'"), std::string::npos) << "code after a guard on parameters is analysed: " << text.out;
