@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <map>
 #include <set>
 
@@ -92,6 +93,59 @@ SymbolicDistance symbolicDistance(int64_t strideBytes, unsigned elemSize, int64_
     d.bytes = true, d.factor = q == 0 ? 1 : q, d.extra = r;
   }
   return d;
+}
+// The index divides or takes a remainder by something other than a constant, itself or through
+// the initializers of the locals it names (`r = idx / cols, col = idx % cols`): its threads wrap
+// from row to row at a run-time width, so the grid covers the rows' neighbours too (a transpose by
+// index), whatever the model's stand-in for the width gave.
+bool wrapsAtRunTime(const clang::ASTContext& ctx, const clang::Stmt* s, int depth = 0) {
+  if (!s || depth > 6) return false;
+  if (const auto* bo = llvm::dyn_cast<clang::BinaryOperator>(s)) {
+    const auto op = bo->getOpcode();
+    if ((op == clang::BO_Div || op == clang::BO_Rem || op == clang::BO_DivAssign || op == clang::BO_RemAssign) &&
+        !bo->getRHS()->isValueDependent() && !bo->getRHS()->isIntegerConstantExpr(ctx))
+      return true;
+  }
+  if (const auto* dr = llvm::dyn_cast<clang::DeclRefExpr>(s))
+    if (const auto* vd = llvm::dyn_cast<clang::VarDecl>(dr->getDecl()); vd && vd->isLocalVarDecl() && vd->getInit())
+      return wrapsAtRunTime(ctx, vd->getInit(), depth + 1);
+  for (const clang::Stmt* c : s->children())
+    if (wrapsAtRunTime(ctx, c, depth)) return true;
+  return false;
+}
+
+// The access's addresses over the whole grid lie on one strided line: thread t of a 1-D block at
+// the first one's address plus S * t (|S| at least a sector), the next block S * threads further
+// on, no other block axis moving it. No thread of the grid touches the elements between them (a
+// column of a row-major array: a halo, a matrix's one column), so no tile can be staged through
+// shared memory to coalesce it: only the layout can.
+bool oneStridedLine(const KernelModel& m, const Access& a) {
+  if (!a.known || !a.blockLinear || m.threads() != m.blockX() || a.addr.size() < m.threads()) return false;
+  if (wrapsAtRunTime(m.ast(), a.expr)) return false;
+  std::optional<unsigned> t0;
+  int64_t S = 0;
+  for (unsigned t = 0; t < m.threads(); ++t) {
+    if (t >= a.mask.size() || !a.mask[t]) continue;
+    if (!t0) {
+      t0 = t;
+      continue;
+    }
+    const int64_t d = a.addr[t] - a.addr[*t0];
+    const int64_t n = static_cast<int64_t>(t - *t0);
+    if (!S) {
+      if (d % n) return false;
+      S = d / n;
+      if (std::abs(S) < 32) return false;
+    }
+    if (d != S * n) return false;
+  }
+  if (!t0 || !S) return false;
+  for (unsigned t = 0; t < m.threads(); ++t) {
+    if (t >= a.mask.size() || !a.mask[t]) continue;
+    if (t < a.stepX.size() && a.stepX[t] != S * static_cast<int64_t>(m.threads())) return false;
+    if (t < a.stepY.size() && a.stepY[t] != 0) return false;
+  }
+  return true;
 }
 // An access at one element per thread along threadIdx.x with nothing else moving it: not in a
 // loop (of its function or around the call that reached it), the same address for threads that
@@ -617,7 +671,16 @@ void UncoalescedAccessRule::checkKernel(const KernelModel& m, RuleContext& rc) {
               break;
             }
           }
-          if (other) {
+          if (other && oneStridedLine(m, a)) {
+            msg += fmt::format("; each thread touches one element along that stride, and the grid's threads together "
+                               "touch one line of it (one element per row: a column), while its {} '{}' runs along "
+                               "the threads; no other thread touches the elements between, so there is no tile to "
+                               "stage through shared memory and no thread order coalesces it",
+                               other->isWrite ? "store" : "load", rc.text(other->expr));
+            fix = "if this runs on a hot path, keep the column's elements next to each other in memory (a buffer of "
+                  "their own, as a halo kept apart from the block, or a layout whose rows are these elements); a "
+                  "shared-memory tile does not help a single column";
+          } else if (other) {
             msg += fmt::format("; each thread touches one element along that stride, while its {} '{}' runs along the "
                                "threads: a transpose, which no thread order coalesces on both sides in global memory",
                                other->isWrite ? "store" : "load", rc.text(other->expr));

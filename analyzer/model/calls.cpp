@@ -20,6 +20,63 @@ bool isLibraryAtomic(const clang::CXXMethodDecl* md) {
   if (!rd || !rd->getIdentifier() || !llvm::StringRef(rd->getName()).contains_insensitive("atomic")) return false;
   return md->getIdentifier() && atomicMemberName(md->getName());
 }
+
+// A 0/1 flag: a comparison or other bool, the literal 0 or 1, a choice between flags, a cast of
+// one, or a local variable every write of which is one (`int first = masked ? 0 : a[i] == i;`).
+bool flagExpr(const clang::Expr* e, int depth = 0);
+bool flagVar(const clang::VarDecl* vd, int depth) {
+  if (!vd || depth > 4 || !vd->isLocalVarDecl() || !vd->getType()->isIntegralOrEnumerationType()) return false;
+  const auto* fd = llvm::dyn_cast_or_null<clang::FunctionDecl>(vd->getParentFunctionOrMethod());
+  if (!fd || !fd->getBody()) return false;
+  struct Writes : clang::RecursiveASTVisitor<Writes> {
+    const clang::VarDecl* vd;
+    int depth;
+    bool ok = true;
+    bool names(const clang::Expr* e) const {
+      const auto* dr = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+      return dr && dr->getDecl() == vd;
+    }
+    bool VisitBinaryOperator(clang::BinaryOperator* bo) {
+      if (bo->isAssignmentOp() && names(bo->getLHS()))
+        ok = ok && bo->getOpcode() == clang::BO_Assign && flagExpr(bo->getRHS(), depth + 1);
+      return ok;
+    }
+    bool VisitUnaryOperator(clang::UnaryOperator* uo) {
+      if ((uo->isIncrementDecrementOp() || uo->getOpcode() == clang::UO_AddrOf) && names(uo->getSubExpr())) ok = false;
+      return ok;
+    }
+    bool VisitCallExpr(clang::CallExpr* ce) {  // passed by non-const reference
+      const clang::FunctionDecl* callee = ce->getDirectCallee();
+      unsigned skip = llvm::isa<clang::CXXOperatorCallExpr>(ce) && llvm::isa_and_nonnull<clang::CXXMethodDecl>(callee) ? 1 : 0;
+      for (unsigned i = 0; i < ce->getNumArgs(); ++i) {
+        if (!names(ce->getArg(i))) continue;
+        if (!callee || i < skip || i - skip >= callee->getNumParams()) { ok = false; break; }
+        clang::QualType pt = callee->getParamDecl(i - skip)->getType();
+        if (pt->isReferenceType() && !pt.getNonReferenceType().isConstQualified()) { ok = false; break; }
+      }
+      return ok;
+    }
+  } w;
+  w.vd = vd, w.depth = depth;
+  if (vd->getInit() && !flagExpr(vd->getInit(), depth + 1)) return false;
+  w.TraverseStmt(fd->getBody());
+  return w.ok;
+}
+bool flagExpr(const clang::Expr* e, int depth) {
+  if (!e || depth > 8) return false;
+  e = e->IgnoreParens();
+  if (const auto* c = llvm::dyn_cast<clang::CastExpr>(e)) {
+    const clang::Expr* sub = c->getSubExpr()->IgnoreParens();
+    if (sub->getType()->isBooleanType()) return true;
+    return c->getType()->isIntegralOrEnumerationType() && sub->getType()->isIntegralOrEnumerationType() && flagExpr(sub, depth + 1);
+  }
+  if (e->getType()->isBooleanType()) return true;
+  if (const auto* il = llvm::dyn_cast<clang::IntegerLiteral>(e)) return il->getValue().ule(1);
+  if (const auto* co = llvm::dyn_cast<clang::ConditionalOperator>(e))
+    return flagExpr(co->getTrueExpr(), depth + 1) && flagExpr(co->getFalseExpr(), depth + 1);
+  if (const auto* dr = llvm::dyn_cast<clang::DeclRefExpr>(e)) return flagVar(llvm::dyn_cast<clang::VarDecl>(dr->getDecl()), depth);
+  return false;
+}
 }  // namespace
 
 Value Builder::evalMemberCall(const clang::CXXMemberCallExpr* mce) {
@@ -37,6 +94,7 @@ Value Builder::evalMemberCall(const clang::CXXMemberCallExpr* mce) {
     const clang::FunctionDecl* def = md->getDefinition() ? md->getDefinition() : md;
     auto self = objectPtr(mce->getImplicitObjectArgument(), false);
     std::vector<const clang::Expr*> args(mce->arg_begin(), mce->arg_end());
+    if (md->isConst()) nextUniformThis_ = uniformClosure(mce->getImplicitObjectArgument());
     return inlineCall(def, mce, args, self ? &*self : nullptr);
   }
   // A library atomic's member (`cuda::atomic<T>`, `cuda::std::atomic<T>`: `table[h].exchange(v)`,
@@ -85,6 +143,28 @@ Value Builder::evalMemberCall(const clang::CXXMemberCallExpr* mce) {
       if (const auto* ns = llvm::dyn_cast<clang::NamespaceDecl>(rd->getEnclosingNamespaceContext());
           ns && (ns->getName() == "cub" || ns->getName().starts_with("CUB_")))
         barrier(mce, true, "cub::" + rd->getNameAsString() + "::" + name + "()");
+  // cub::BlockScan's or WarpScan's ExclusiveSum / InclusiveSum(flag, out[, total]) of a 0/1 flag:
+  // neighbouring threads' sums differ by 0 or 1 (stream compaction's output slots, FasterTransformer's
+  // compacted batch indices, tenth stop check), as for a prefix sum of flags read from memory.
+  if (md && isSystem(md) && (name == "ExclusiveSum" || name == "InclusiveSum") && mce->getNumArgs() >= 2)
+    if (const auto* rd = md->getParent(); rd && (rd->getName() == "BlockScan" || rd->getName() == "WarpScan"))
+      if (const auto* ns = llvm::dyn_cast<clang::NamespaceDecl>(rd->getEnclosingNamespaceContext());
+          ns && (ns->getName() == "cub" || ns->getName().starts_with("CUB_")) &&
+          mce->getArg(0)->getType()->isIntegralOrEnumerationType() && mce->getArg(1)->getType()->isIntegralOrEnumerationType()) {
+        const Value& in = v[obj ? 1 : 0];
+        bool flag = flagExpr(mce->getArg(0));
+        if (!flag && in.known && !in.symbolic && !in.isPtr) {
+          flag = true;
+          for (unsigned t = 0; t < N_; ++t)
+            if (active_[t] && in.v[t] != 0 && in.v[t] != 1) flag = false;
+        }
+        if (flag)
+          if (LVal lv = evalLValue(strip(mce->getArg(1))); lv.kind == LVal::Var) {
+            Value sum = unknown();
+            sum.data = true, sum.stepBound = 1;
+            writeVar(lv.var, sum);
+          }
+      }
   Value r = unknown();
   for (const auto& a : v) r.data = r.data || a.data;
   // A library method (`__half::operator float()`) of the same object and arguments: the same value.
@@ -160,6 +240,7 @@ Value Builder::evalOperatorCall(const clang::CXXOperatorCallExpr* oce) {
       if (!md) return inlineCall(def, oce, args, nullptr);
       auto self = objectPtr(oce->getArg(0), false);
       args.erase(args.begin());
+      if (md->isConst()) nextUniformThis_ = uniformClosure(oce->getArg(0));
       return inlineCall(def, oce, args, self ? &*self : nullptr);
     }
   }
@@ -525,6 +606,14 @@ Value Builder::inlineCall(const clang::FunctionDecl* def, const clang::Expr* cal
   Frame fr;
   fr.fn = def;
   fr.call = call;
+  fr.uniformThis = nextUniformThis_;
+  nextUniformThis_ = nullptr;
+  if (call && call == pendingRetCall_) {
+    fr.retSlot = pendingRetSlot_;
+    fr.hasRetSlot = true;
+    pendingRetCall_ = nullptr;
+    retSlotTaken_ = true;
+  }
   fr.returned.assign(N_, 0);
   fr.ret = unknown();
   if (thisPtr) {
@@ -543,6 +632,8 @@ Value Builder::inlineCall(const clang::FunctionDecl* def, const clang::Expr* cal
     const clang::ParmVarDecl* pd = def->getParamDecl(i);
     clang::QualType pt = pd->getType();
     const clang::Expr* arg = strip(args[i]);
+    // A closure the kernel got by value, handed on (moderngpu's restrict_forward(f, ...)).
+    if (const clang::ParmVarDecl* root = uniformClosure(arg)) fr.uniformParams[pd] = root;
     if (pt->isReferenceType()) {
       clang::QualType rt = pt.getNonReferenceType();
       if (arg->isGLValue()) {
