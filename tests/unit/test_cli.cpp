@@ -864,3 +864,31 @@ TEST(Cli, MissingTemplateKeywordIsANoteOnlyWhereNvccAcceptsIt) {
   EXPECT_EQ(severityAt[12], "error") << r.out;
   EXPECT_EQ(severityAt[15], "error") << r.out;
 }
+
+// A gather through an index loaded from memory (`in[idx[i]]`) says nothing by default: its cost is
+// the data's (held-out code gave neighbouring lanes the same or nearby entries more often than
+// not); `options: {uncoalesced-access: {data-dependent: 1}}` asks for it, as a note.
+TEST(Cli, DataDependentGathersAreSaidOnlyWhenAsked) {
+  std::string d = tempDir("data-dependent");
+  writeFile(d + "/k.cu",
+            "__global__ void gather(const float* in, const int* idx, float* out) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  out[i] = in[idx[i]];\n"
+            "}\n"
+            "void run(const float* in, const int* idx, float* out) { gather<<<64, 256>>>(in, idx, out); }\n");
+  writeFile(d + "/ask.yaml", "options: {uncoalesced-access: {data-dependent: 1}}\n");
+  auto quiet = runLint("--no-cuda --no-cache --no-config --format json k.cu", d);
+  auto asked = runLint("--no-cuda --no-cache --config ask.yaml --format json k.cu", d);
+  auto count = [](const std::string& out) {
+    int n = 0;
+    const auto j = nlohmann::json::parse(out);
+    for (auto& f : j["files"][0]["findings"])
+      if (f["ruleId"] == "uncoalesced-access" && f["location"]["line"] == 3) {
+        EXPECT_EQ(f["severity"], "note");
+        ++n;
+      }
+    return n;
+  };
+  EXPECT_EQ(count(quiet.out), 0) << quiet.out;
+  EXPECT_EQ(count(asked.out), 1) << asked.out;
+}
