@@ -355,6 +355,7 @@ class LintConsumer : public clang::ASTConsumer {
       kc.kernel = c.first->getQualifiedNameAsString();
       kc.where = rc.span(c.first->getLocation());
       for (const clang::FunctionDecl* k : c.skipped) kc.accessesTotal += static_cast<unsigned>(sourceAccesses(k, ctx).size());
+      kc.capped = true;
       kc.whole = fmt::format("{} of its {} instantiations in this file were not analysed: at most {} instantiations of one "
                              "kernel template are, chosen to cover every value of each template argument and every launch "
                              "shape (--max-instantiations N analyses more; 0: all)",

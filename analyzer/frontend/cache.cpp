@@ -381,7 +381,7 @@ json resultJson(const FileResult& r) {
   for (const auto& k : r.coverage) {
     json g = json::array();
     for (const auto& x : k.unanalysed) g.push_back({x.file, x.firstLine, x.lastLine, x.reason});
-    j["coverage"].push_back({k.kernel, spanJson(k.where), k.accessesTotal, k.accessesReached, g, k.whole});
+    j["coverage"].push_back({k.kernel, spanJson(k.where), k.accessesTotal, k.accessesReached, g, k.whole, k.capped});
   }
   j["sourceHashes"] = r.sourceHashes;
   if (!r.programFacts.empty()) j["programFacts"] = r.programFacts;
@@ -404,6 +404,7 @@ FileResult resultFrom(const json& j) {
     for (const auto& x : k.at(4))
       c.unanalysed.push_back({x.at(0).get<std::string>(), x.at(1).get<unsigned>(), x.at(2).get<unsigned>(), x.at(3).get<std::string>()});
     c.whole = k.at(5).get<std::string>();
+    c.capped = k.size() > 6 && k.at(6).get<bool>();
     r.coverage.push_back(std::move(c));
   }
   for (const auto& [f, h] : j.at("sourceHashes").items()) r.sourceHashes[f] = h.get<std::string>();

@@ -76,6 +76,8 @@ void writeLoc(std::ostream& os, const SourcePos& p, const Style& st) {
 }  // namespace
 
 std::string KernelCoverage::text() const {
+  if (capped)  // (not "0 of N analysed": the instantiations analysed are reported on their own)
+    return fmt::format("kernel '{}': {} (the {} memory accesses of those instantiations)", kernel, whole, accessesTotal);
   if (!whole.empty())
     return fmt::format("kernel '{}': {} ({} of {} memory accesses analysed)", kernel, whole, accessesReached, accessesTotal);
   std::string gaps;

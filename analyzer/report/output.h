@@ -30,6 +30,9 @@ struct KernelCoverage {
   // (analyzer/engine/instantiation_cap.h: "26 of its 34 instantiations in this file were not
   // analysed: ..."); empty for a kernel that was analysed.
   std::string whole;
+  // `whole` names instantiations the cap left out (their accesses are these; the analysed ones have
+  // entries of their own).
+  bool capped = false;
   bool partly() const { return accessesReached < accessesTotal || !whole.empty(); }
   // "kernel 'k': lines 12-18 were not analysed: ... (7 of 10 memory accesses analysed)"
   std::string text() const;

@@ -517,6 +517,10 @@ TEST(Cli, InstantiationsBeyondTheCapCoverEveryArgumentValueAndAreNamed) {
   auto text = runLint("--no-cuda --no-cache --max-instantiations 3 k.cu", d);
   EXPECT_NE(text.out.find("note: kernel 'k': 2 of its 5 instantiations in this file were not analysed"), std::string::npos)
       << text.out;
+  // Not "(0 of 2 memory accesses analysed)", which read as if nothing of 'k' were (DualSPHysics'
+  // force kernel, 4 of 2160 instantiations analysed, eleventh stop check).
+  EXPECT_NE(text.out.find("(the 2 memory accesses of those instantiations)"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("(0 of 2 memory accesses analysed)"), std::string::npos) << text.out;
   // The configuration file says the same; 0 analyses every instantiation.
   writeFile(d + "/.gpuopt-lint.yaml", "max-instantiations: 0\n");
   auto all = nlohmann::json::parse(runLint("--no-cuda --no-cache --format json k.cu", d).out);
