@@ -681,6 +681,17 @@ const char* const kNvccReadTargetSpecialization =
     "__device__` here, as nvcc matches them, so the code that calls it is analysed; the same attributes on both "
     "compile with both";
 
+const char* const kNvccAcceptsArchDeviceMacro =
+    "host code calling functions a macro makes `__device__` only where __CUDA_ARCH__ is defined: nvcc compiles the "
+    "file twice, and its host pass reads them as host functions (the macro is empty there); Clang reads the file "
+    "once with __CUDA_ARCH__ defined and rejects the call, so gpuopt-lint cannot analyse what it reaches (Clang's CUDA "
+    "documentation calls such __CUDA_ARCH__-dependent attributes unsupported; `__host__ __device__` compiles with both)";
+
+const char* const kNvccReadArchDeviceMacro =
+    "host code calling functions a macro makes `__device__` only where __CUDA_ARCH__ is defined: nvcc's host pass "
+    "reads them as host functions (Clang's one parse rejects the call); gpuopt-lint read the macro as `__device__ "
+    "__host__` here, the two passes at once, so the code is analysed; `__host__ __device__` compiles with both";
+
 const char* const kNvccAcceptsTemplateTemplateArgument =
     "a class template with non-type (or more) parameters given for a template template parameter that takes only "
     "types (`template <class...> class M` given `table<class K, class V, int B>`): nvcc's front end (EDG) accepts "
@@ -1000,6 +1011,98 @@ std::optional<UnmatchedDefinition> unmatchedTemplateDefinition(clang::ASTContext
   decl += llvm::StringRef(line).trim().str() + "; ";
   for (size_t i = 0; i < names.size(); ++i) decl += "} ";
   return UnmatchedDefinition{fid, b, decl};
+}
+
+namespace {
+// Every function (instantiations of class and function templates too) whose name is at one of
+// `locs` (expansion locations): a walk of the declaration contexts (class members included).
+struct FunctionsAt {
+  const clang::SourceManager* sm = nullptr;
+  std::set<clang::SourceLocation> locs;
+  std::map<clang::SourceLocation, std::vector<const clang::FunctionDecl*>> found;
+  void function(const clang::FunctionDecl* fd) {
+    clang::SourceLocation l = sm->getExpansionLoc(fd->getLocation());
+    if (locs.count(l)) found[l].push_back(fd);
+  }
+  void walk(const clang::DeclContext* dc, int depth = 0) {
+    if (!dc || depth > 32) return;
+    for (const clang::Decl* d : dc->decls()) {
+      if (const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d)) function(fd);
+      if (const auto* ft = llvm::dyn_cast<clang::FunctionTemplateDecl>(d)) {
+        function(ft->getTemplatedDecl());
+        for (const clang::FunctionDecl* s : ft->specializations()) function(s);
+      }
+      if (const auto* ct = llvm::dyn_cast<clang::ClassTemplateDecl>(d)) {
+        walk(ct->getTemplatedDecl(), depth + 1);
+        for (const clang::ClassTemplateSpecializationDecl* s : ct->specializations()) walk(s, depth + 1);
+      } else if (const auto* inner = llvm::dyn_cast<clang::DeclContext>(d); inner && !llvm::isa<clang::FunctionDecl>(d)) {
+        walk(inner, depth + 1);
+      }
+    }
+  }
+};
+// Whether line `line` (1-based) of `text` lies inside an #if/#ifdef/#ifndef/#elif group whose
+// condition names __CUDA_ARCH__ (or its #else).
+bool underCudaArchCondition(llvm::StringRef text, unsigned line) {
+  std::vector<bool> open;
+  unsigned n = 1;
+  for (size_t at = 0; at < text.size() && n < line; ++n) {
+    size_t nl = text.find('\n', at);
+    llvm::StringRef l = text.slice(at, nl == llvm::StringRef::npos ? text.size() : nl).ltrim();
+    at = nl == llvm::StringRef::npos ? text.size() : nl + 1;
+    if (!l.consume_front("#")) continue;
+    l = l.ltrim();
+    const bool arch = l.contains("__CUDA_ARCH__");
+    if (l.starts_with("ifdef") || l.starts_with("ifndef") || l.starts_with("if")) open.push_back(arch);
+    else if (l.starts_with("elif") && !open.empty()) open.back() = open.back() || arch;
+    else if (l.starts_with("endif") && !open.empty()) open.pop_back();
+  }
+  return std::find(open.begin(), open.end(), true) != open.end();
+}
+}  // namespace
+
+std::vector<UnmatchedDefinition> archDeviceSites(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& candidates) {
+  auto& sm = ctx.getSourceManager();
+  if (candidates.empty()) return {};
+  FunctionsAt v;
+  v.sm = &sm;
+  for (auto l : candidates)
+    if (l.isValid()) v.locs.insert(l);
+  v.walk(ctx.getTranslationUnitDecl());
+  std::vector<UnmatchedDefinition> out;
+  std::set<std::pair<clang::FileID, unsigned>> seen;
+  for (auto l : v.locs) {
+    auto it = v.found.find(l);
+    if (it == v.found.end()) return {};
+    bool any = false;
+    for (const clang::FunctionDecl* fd : it->second) {
+      const auto* dev = fd->getAttr<clang::CUDADeviceAttr>();
+      if (!dev || dev->isImplicit() || fd->hasAttr<clang::CUDAHostAttr>()) continue;
+      // From the attribute outwards through the macros that expanded to it: the `__device__`
+      // token written in a project macro's body, on a #define line under a __CUDA_ARCH__ test.
+      for (clang::SourceLocation m = dev->getLocation(); m.isMacroID(); m = sm.getImmediateMacroCallerLoc(m)) {
+        clang::SourceLocation sp = sm.getSpellingLoc(m);
+        if (sp.isInvalid() || sm.isInSystemHeader(sp)) continue;
+        bool invalid = false;
+        const char* at = sm.getCharacterData(sp, &invalid);
+        if (invalid || llvm::StringRef(at).substr(0, 10) != "__device__") continue;
+        const clang::FileID fid = sm.getFileID(sp);
+        llvm::StringRef buf = sm.getBufferData(fid, &invalid);
+        if (invalid) continue;
+        const unsigned off = sm.getFileOffset(sp);
+        const size_t bol = buf.rfind('\n', off);
+        llvm::StringRef lineText = buf.slice(bol == llvm::StringRef::npos ? 0 : bol + 1, off).ltrim();
+        if (!lineText.consume_front("#") || !lineText.ltrim().starts_with("define")) continue;
+        if (!underCudaArchCondition(buf, sm.getSpellingLineNumber(sp))) continue;
+        if (seen.insert({fid, off + 10}).second) out.push_back({fid, off + 10, " __host__"});
+        any = true;
+        break;
+      }
+      if (any) break;
+    }
+    if (!any) return {};
+  }
+  return out;
 }
 
 std::vector<UnmatchedDefinition> hostDeviceSpecializationSites(clang::ASTContext& ctx, clang::SourceLocation loc) {

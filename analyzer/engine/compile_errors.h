@@ -92,6 +92,8 @@ extern const char* const kNvccAcceptsUnmatchedDefinition;
 extern const char* const kNvccReadUnmatchedDefinition;
 extern const char* const kNvccAcceptsTargetSpecialization;
 extern const char* const kNvccReadTargetSpecialization;
+extern const char* const kNvccAcceptsArchDeviceMacro;
+extern const char* const kNvccReadArchDeviceMacro;
 extern const char* const kNvccAcceptsNonLiteralInConstexpr;
 extern const char* const kNvccAcceptsTemplateTemplateArgument;
 struct StaticThroughReference {
@@ -134,6 +136,14 @@ std::optional<UnmatchedDefinition> unmatchedTemplateDefinition(clang::ASTContext
 // where `__host__ ` makes both host-device (before the `__device__` of the one that lacks it).
 // Empty when it is not that case.
 std::vector<UnmatchedDefinition> hostDeviceSpecializationSites(clang::ASTContext& ctx, clang::SourceLocation loc);
+// The functions declared at `candidates` (where Clang's notes put the `__device__` candidates a
+// host function could not call), when every one is made `__device__` by a project macro defined so
+// only where __CUDA_ARCH__ is (`#if defined(__CUDACC__) && defined(__CUDA_ARCH__)` / `#define
+// _CPU_AND_GPU_CODE_ __device__` / `#else` / `#define _CPU_AND_GPU_CODE_` / `#endif`: InfiniTAM's
+// ORUtils): nvcc's host pass reads them as host functions, its device pass as device ones, and
+// Clang's one parse as device only. The places after each such macro's `__device__`, where the
+// strategies read ` __host__` (both at once); empty when one candidate is not such.
+std::vector<UnmatchedDefinition> archDeviceSites(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& candidates);
 bool nvccOnlyWarnsAtSharedInit(clang::ASTContext& ctx, clang::SourceLocation loc);
 
 // For each location (expansion locations of errors): whether it lies inside the body of a

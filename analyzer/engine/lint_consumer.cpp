@@ -673,6 +673,14 @@ class LintConsumer : public clang::ASTConsumer {
           if (auto entry = sm.getFileEntryRefForID(u.file))
             out_.declarationSites.push_back({canonicalPath(std::string(entry->getName())), u.offset, u.declaration});
       }
+      if (!e.badTargets.empty() && !e.nvccAccepts) {
+        std::vector<UnmatchedDefinition> sites = archDeviceSites(rc.ast(), e.badTargets);
+        if (!sites.empty()) e.nvccAccepts = e.archDeviceMacro = out_.archDeviceMacros = true;
+        else out_.badTargetsUnread = true;
+        for (const auto& u : sites)
+          if (auto entry = sm.getFileEntryRefForID(u.file))
+            out_.declarationSites.push_back({canonicalPath(std::string(entry->getName())), u.offset, u.declaration});
+      }
       if (e.missingTemplateKeyword || e.unresolvedOverload) {
         // `C<T>::f<N>(x)`: at the pattern (err_template_kw_missing) or at an instantiation, where
         // the comparison it was read as cannot take the member template ("reference to overloaded
@@ -763,6 +771,7 @@ class LintConsumer : public clang::ASTConsumer {
           : e.missingTemplateKeyword    ? std::string(kNvccAcceptsMissingTemplateKeyword)
           : e.unmatchedDefinition       ? std::string(kNvccAcceptsUnmatchedDefinition)
           : e.targetSpecialization      ? std::string(kNvccAcceptsTargetSpecialization)
+          : e.archDeviceMacro           ? std::string(kNvccAcceptsArchDeviceMacro)
           : e.nonLiteralInConstexpr     ? std::string(kNvccAcceptsNonLiteralInConstexpr)
           : e.thisInConstantExpression  ? std::string(kNvccAcceptsThisInConstantExpression)
           : e.templateTemplateArgument  ? std::string(kNvccAcceptsTemplateTemplateArgument)
@@ -778,6 +787,7 @@ class LintConsumer : public clang::ASTConsumer {
       ce.templateKeyword = e.nvccAccepts && e.missingTemplateKeyword;
       ce.unmatchedDefinition = e.nvccAccepts && e.unmatchedDefinition;
       ce.targetSpecialization = e.nvccAccepts && e.targetSpecialization;
+      ce.archDeviceMacro = e.nvccAccepts && e.archDeviceMacro;
       ce.inTarget = direct;
       ce.deviceCode = direct && device[ei];
       if (direct && !nvccWarning && !e.nvccAccepts) ++out_.errorsInTarget;

@@ -64,6 +64,13 @@ struct RawError {
   // (err_function_template_spec_no_match): when the template differs only in `__host__`, nvcc
   // matches them (hostDeviceSpecializationSites; the strategies read `__host__` inserted).
   bool targetSpecialization = false;
+  // Candidates Clang rejected as `__device__` functions a `__host__` one calls
+  // (note_ovl_candidate_bad_target, or the declaration an err_ref_bad_target names): their places.
+  // When each is declared with a macro that is `__device__` only where __CUDA_ARCH__ is defined
+  // (archDeviceSites), nvcc's host pass reads them as host functions: `archDeviceMacro`.
+  std::vector<clang::SourceLocation> badTargets;
+  bool refBadTarget = false;
+  bool archDeviceMacro = false;
   // Errors nvcc (EDG) and GCC accept in some places only; LintConsumer decides from the AST
   // (nvccAcceptsInContext in compile_errors.h): a variable of non-literal type in a constexpr
   // function (C++23 allows it; EDG and GCC accept it in a template), and `this->m` in a constant
@@ -107,6 +114,12 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     clang::DiagnosticConsumer::HandleDiagnostic(level, info);
     llvm::SmallString<256> msg;
     if (level == clang::DiagnosticsEngine::Note && !errors.empty() &&
+        (info.getID() == clang::diag::note_ovl_candidate_bad_target ||
+         (errors.back().refBadTarget &&
+          (info.getID() == clang::diag::note_previous_decl || info.getID() == clang::diag::note_entity_declared_at))) &&
+        info.hasSourceManager() && info.getLocation().isValid())
+      errors.back().badTargets.push_back(info.getSourceManager().getExpansionLoc(info.getLocation()));
+    if (level == clang::DiagnosticsEngine::Note && !errors.empty() &&
         (errors.back().asmString || errors.back().noViableInit || errors.back().noMember)) {
       info.FormatDiagnostic(msg);
       if (llvm::StringRef(msg).starts_with("in instantiation of")) errors.back().fromInstantiation = true;
@@ -138,6 +151,7 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     e.unmatchedDefinition = info.getID() == clang::diag::err_member_decl_does_not_match ||
                             info.getID() == clang::diag::err_member_decl_does_not_match_suggest;
     e.targetSpecialization = info.getID() == clang::diag::err_function_template_spec_no_match;
+    e.refBadTarget = info.getID() == clang::diag::err_ref_bad_target;
     e.templateTemplateArgument = info.getID() == clang::diag::err_template_arg_template_params_mismatch;
     e.nvccAccepts = e.missingTemplateKeyword || e.templateTemplateArgument || namesItsOwnParameters(info);
     e.nonLiteralInConstexpr = info.getID() == clang::diag::err_constexpr_local_var_non_literal_type;
@@ -178,6 +192,7 @@ struct CompileError {
   bool templateKeyword = false;  // ... a member template called without `template` (RawError::missingTemplateKeyword)
   bool unmatchedDefinition = false;  // ... a function template defined with other parameters (RawError::unmatchedDefinition)
   bool targetSpecialization = false; // ... a specialization differing from its template in `__host__` only
+  bool archDeviceMacro = false;      // ... host code calling what a __CUDA_ARCH__-dependent macro makes `__device__`
 };
 struct SkippedKernel {
   std::string name;
@@ -217,6 +232,12 @@ struct ParseResult {
   std::vector<std::pair<std::string, bool>> filesRead;  // real files the parse read, and whether each is a
                                                        // system header (the result cache's dependencies)
   std::optional<Preamble> preamble;      // the precompiled preamble it used
+  // Some error had `__device__` candidates a host function could not call whose declarations this
+  // parse's AST does not hold at the notes' places (they came from the preamble's build): the
+  // strategies parse without the preamble to see whether a __CUDA_ARCH__-dependent macro made them.
+  bool badTargetsUnread = false;
+  // ... and some were: the places are among declarationSites (archDeviceSites).
+  bool archDeviceMacros = false;
   std::map<std::string, std::string> sourceHashes;  // FileResult::sourceHashes
   std::string crash;                     // Clang crashed (runCrashIsolated): why; the counts say "worst"
 };

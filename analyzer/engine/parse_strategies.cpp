@@ -67,7 +67,21 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
   note(best);
   if (!best.crash.empty()) return out;  // Clang crashed: reported as such (reportParse), nothing else tried
   ParseCommand bestCmd = pc;  // the command of the parse kept so far
-  if (best.rawErrors && !pc.bundledCuda) {
+  // Host code calling what a __CUDA_ARCH__-dependent macro makes `__device__` (InfiniTAM's ORUtils):
+  // read again below with the macro as both, which keeps the device-side view; a host-side parse
+  // would instead reject the kernels calling them.
+  auto hasArchMacros = [](const ParseResult& r) { return r.archDeviceMacros; };
+  // (Errors of the preamble's headers came from its build, whose places this parse's AST does not
+  // hold: a parse without it says whether such macros made them.)
+  if (best.rawErrors && best.badTargetsUnread && best.preamble && !pc.bundledCuda) {
+    parser.skipPreamble = true;
+    ParseResult r = parser.run(file, pc, layout);
+    parser.skipPreamble = false;
+    note(r);
+    if (r.crash.empty() && r.consumed && hasArchMacros(r)) best = std::move(r);
+  }
+  const bool archMacros = hasArchMacros(best);
+  if (best.rawErrors && !pc.bundledCuda && !archMacros) {
     // Host code that calls host-only overloads (e.g. max(float, float) from the toolkit's host
     // math) does not compile device side: a host-side parse may do better.
     ParseResult h = parser.run(file, hostVariant(pc), layout);
@@ -144,7 +158,10 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
   // error, but it keeps no instantiation of the function around it).
   auto readBetter = [&](const ParseResult& r) {
     return r.crash.empty() && r.consumed &&
-           (r.rawErrors < best.rawErrors || (r.rawErrors == best.rawErrors && r.kernels > best.kernels));
+           (r.rawErrors < best.rawErrors || (r.rawErrors == best.rawErrors && r.kernels > best.kernels) ||
+            // as many errors and kernels, fewer places Clang could not read (the host code a
+            // __CUDA_ARCH__-dependent macro broke: its launches are read again)
+            (r.rawErrors == best.rawErrors && r.kernels == best.kernels && r.errors.size() < best.errors.size()));
   };
   auto keywordNote = [](const CompileError& e) { return e.templateKeyword; };
   std::map<std::string, std::vector<unsigned>> keywordsRead;  // where `best` was read with `template` inserted
@@ -212,25 +229,32 @@ ParsedFile parseWithStrategies(const std::string& file, const FileCommand& cmd, 
     }
     parser.declarations = sites;
     parser.templateKeywords = keywordsRead;
+    parser.skipPreamble = archMacros && !best.preamble;  // (read as the parse that found the sites)
     ParseResult r = parser.run(file, bestCmd, layout);
+    parser.skipPreamble = false;
     parser.declarations.clear();
     parser.templateKeywords.clear();
     note(r);
     if (readBetter(r)) {
       log.push_back(fmt::format("{}: {} places where nvcc reads a declaration Clang rejects (out-of-line template "
                                 "definitions matching no declaration of their namespace, specializations differing "
-                                "from their template in `__host__` only); analysed read as nvcc does ({} errors, {} "
+                                "from their template in `__host__` only, macros `__device__` only under __CUDA_ARCH__); "
+                                "analysed read as nvcc does ({} errors, {} "
                                 "kernels before; {} errors, {} kernels after)",
                                 file, best.declarationSites.size(), best.rawErrors, best.kernels, r.rawErrors, r.kernels));
       for (const auto& e : best.errors)
         if (e.templateKeyword && !keywordsRead.empty()) {
           r.errors.push_back(e);  // the notes of the keywords read again
-        } else if (e.unmatchedDefinition || e.targetSpecialization) {
+        } else if (e.unmatchedDefinition || e.targetSpecialization || e.archDeviceMacro) {
           CompileError n = e;
-          const char* accepts = e.unmatchedDefinition ? kNvccAcceptsUnmatchedDefinition : kNvccAcceptsTargetSpecialization;
+          const char* accepts = e.unmatchedDefinition    ? kNvccAcceptsUnmatchedDefinition
+                                : e.targetSpecialization ? kNvccAcceptsTargetSpecialization
+                                                         : kNvccAcceptsArchDeviceMacro;
           const size_t at = n.message.find(accepts);
           n.message = (at == std::string::npos ? std::string() : n.message.substr(0, at)) +
-                      (e.unmatchedDefinition ? kNvccReadUnmatchedDefinition : kNvccReadTargetSpecialization);
+                      (e.unmatchedDefinition    ? kNvccReadUnmatchedDefinition
+                       : e.targetSpecialization ? kNvccReadTargetSpecialization
+                                                : kNvccReadArchDeviceMacro);
           r.errors.push_back(std::move(n));
         }
       best = std::move(r);

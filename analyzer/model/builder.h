@@ -169,6 +169,7 @@ class Builder : public LaneDomain {
   std::string strideText(const clang::Expr* e) const;  // operators.cpp
   Value evalBinary(const clang::BinaryOperator* bo);
   bool casWinner(const clang::Expr* callE, const clang::Expr* otherE, size_t accessesBefore) const;
+  void selectionsOf(const clang::BinaryOperator* bo, const Value& a, const Value& b, size_t accessesBefore);
   Value evalAssign(const clang::BinaryOperator* bo);
   Value evalUnary(const clang::UnaryOperator* uo);
   Value evalConditional(const clang::AbstractConditionalOperator* co);

@@ -348,6 +348,89 @@ __attribute__((noinline)) bool Builder::casWinner(const clang::Expr* callE, cons
   }
   return false;
 }
+  // `rowIdx[e] == pivot`: a value each thread loaded from its own element, compared with one value
+  // of the block, selects the thread whose key matches (one, when the keys are distinct).
+__attribute__((noinline)) void Builder::selectionsOf(const clang::BinaryOperator* bo, const Value& a, const Value& b, size_t accessesBefore) {
+  using BO = clang::BinaryOperatorKind;
+  if (casWinner(bo->getLHS(), bo->getRHS(), accessesBefore) || casWinner(bo->getRHS(), bo->getLHS(), accessesBefore))
+    selections_.insert(bo);
+    auto distinctKeys = [&](const Value& v) {
+      if (v.known || !v.data || !v.loaded || v.tag.size() != N_) return false;
+      std::set<uint64_t> seen;
+      for (unsigned t = 0; t < N_; ++t)
+        if (active_[t] && (!v.tag[t] || !seen.insert(v.tag[t]).second)) return false;
+      return seen.size() > 1;
+    };
+    // The value compared with is an input (a parameter, a load from global memory), not one the
+    // block made (a minimum reduced in shared memory: ties are likely, HeCBench tsp).
+    // Not a constant of the program (`aggregates[i] == -1`, `cf_map[i] == COARSE`: a status flag
+    // many elements share, not a key; held-out wave 3, AMGX).
+    auto input = [&](const Value& v) { return uniformish(v) && !v.data && !v.blockMade && (!v.known || v.symbolic); };
+    // ... or a key some threads loaded and the others hold a constant for, compared with a known
+    // value that never equals that constant in any block: exactly, or, for a value made from
+    // blockIdx that does not fall as blockIdx grows (its steps to the next blocks), below its
+    // value in block 0.
+    auto keyed = [&](const Value& v, const Value& other) {
+      if (distinctKeys(v)) return true;
+      if (v.keyTag.size() != N_ || !other.known || other.param || other.v.size() != N_) return false;
+      if (other.symbolic && (!other.block || other.alt[0].size() != N_ || other.alt[2].size() != N_)) return false;
+      std::set<uint64_t> seen;
+      for (unsigned t = 0; t < N_; ++t) {
+        if (!active_[t]) continue;
+        if (!v.keyTag[t] || !seen.insert(v.keyTag[t]).second || other.v[t] == v.keyOr) return false;
+        if (other.symbolic) {
+          const int64_t sx = other.alt[0][t] - other.v[t], sy = other.alt[2][t] - other.v[t];
+          if (sx < 0 || sy < 0 || v.keyOr >= other.v[t] - (sx + sy) * kBlockIdxRep) return false;
+        }
+      }
+      return seen.size() > 1;
+    };
+    if ((input(a) && keyed(b, a)) || (input(b) && keyed(a, b))) selections_.insert(bo);
+    // One known value per warp that differs between warps (`row = blockIdx.x * W + warp`, a row
+    // per warp; AMGX's distance-2 interpolation and greedy selector look their row up among a
+    // row's distinct columns): at most one thread of each warp matches.
+    auto perWarp = [&](const Value& v) {
+      if (!v.known || v.data || v.v.size() != N_ || !(v.symbolic || varying(v))) return false;
+      for (unsigned t = 0; t < N_; ++t)
+        for (unsigned u = t + 1; u < N_ && u / 32 == t / 32; ++u)
+          if (active_[t] && active_[u] && v.v[t] != v.v[u]) return false;
+      return true;
+    };
+    if (!selections_.count(bo) && ((perWarp(a) && keyed(b, a)) || (perWarp(b) && keyed(a, b))))
+      warpSelections_.insert(bo);
+    // `threadIdx.x == s_owner`: a thread index (known, a different value in every active thread)
+    // compared with one value of the block that is not known, whatever made it (a minimum reduced
+    // in shared memory too: ties between keys do not matter when the keys are the threads' own
+    // indices): at most one thread takes it (lightseq's top-p sampling picks its thread so).
+    auto distinctIndex = [&](const Value& v) {
+      if (!v.known || v.data || v.v.size() != N_) return false;
+      std::set<int64_t> seen;
+      for (unsigned t = 0; t < N_; ++t)
+        if (active_[t] && !seen.insert(v.v[t]).second) return false;
+      return seen.size() > 1;
+    };
+    auto oneUnknown = [&](const Value& v) { return !v.known && v.same; };
+    if ((oneUnknown(a) && distinctIndex(b)) || (oneUnknown(b) && distinctIndex(a))) selections_.insert(bo);
+    // The same within each warp: `min(32 * (warp + 1), count) - 1 == tid`, one value per warp that
+    // is not known (a count the data gives) compared with a different thread index in every lane:
+    // at most one lane of each warp takes it (moderngpu's cta_scan stores each warp's total so;
+    // eleventh stop check).
+    auto distinctInEachWarp = [&](const Value& v) {
+      if (!v.known || v.data || v.v.size() != N_) return false;
+      bool some = false;
+      for (unsigned t = 0; t < N_; ++t)
+        for (unsigned u = t + 1; u < N_ && u / 32 == t / 32; ++u)
+          if (active_[t] && active_[u]) {
+            if (v.v[t] == v.v[u]) return false;
+            some = true;
+          }
+      return some;
+    };
+    auto onePerWarp = [&](const Value& v) { return !v.known && !v.isPtr && sameInEachWarp(v); };
+    if (!selections_.count(bo) && ((onePerWarp(a) && distinctInEachWarp(b)) || (onePerWarp(b) && distinctInEachWarp(a))))
+      warpSelections_.insert(bo);
+}
+
 
 Value Builder::evalBinary(const clang::BinaryOperator* bo) {
   using BO = clang::BinaryOperatorKind;
@@ -425,8 +508,6 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
   const size_t accessesBefore = m_.accesses_.size();
   Value a = eval(bo->getLHS());
   Value b = eval(bo->getRHS());
-  if (op == BO::BO_EQ && (casWinner(bo->getLHS(), bo->getRHS(), accessesBefore) || casWinner(bo->getRHS(), bo->getLHS(), accessesBefore)))
-    selections_.insert(bo);
   // A pointer compared with another pointer or with null: the model's pointer values are offsets
   // from their own base, not addresses, so the comparison is decided only between offsets of one
   // base. (A null pointer every launch passes is the constant 0, not a pointer, and compares with
@@ -436,85 +517,9 @@ Value Builder::evalBinary(const clang::BinaryOperator* bo) {
     r.same = uniformish(a) && uniformish(b);
     return r;
   }
-  // `rowIdx[e] == pivot`: a value each thread loaded from its own element, compared with one value
-  // of the block, selects the thread whose key matches (one, when the keys are distinct).
-  if (op == BO::BO_EQ) {
-    auto distinctKeys = [&](const Value& v) {
-      if (v.known || !v.data || !v.loaded || v.tag.size() != N_) return false;
-      std::set<uint64_t> seen;
-      for (unsigned t = 0; t < N_; ++t)
-        if (active_[t] && (!v.tag[t] || !seen.insert(v.tag[t]).second)) return false;
-      return seen.size() > 1;
-    };
-    // The value compared with is an input (a parameter, a load from global memory), not one the
-    // block made (a minimum reduced in shared memory: ties are likely, HeCBench tsp).
-    // Not a constant of the program (`aggregates[i] == -1`, `cf_map[i] == COARSE`: a status flag
-    // many elements share, not a key; held-out wave 3, AMGX).
-    auto input = [&](const Value& v) { return uniformish(v) && !v.data && !v.blockMade && (!v.known || v.symbolic); };
-    // ... or a key some threads loaded and the others hold a constant for, compared with a known
-    // value that never equals that constant in any block: exactly, or, for a value made from
-    // blockIdx that does not fall as blockIdx grows (its steps to the next blocks), below its
-    // value in block 0.
-    auto keyed = [&](const Value& v, const Value& other) {
-      if (distinctKeys(v)) return true;
-      if (v.keyTag.size() != N_ || !other.known || other.param || other.v.size() != N_) return false;
-      if (other.symbolic && (!other.block || other.alt[0].size() != N_ || other.alt[2].size() != N_)) return false;
-      std::set<uint64_t> seen;
-      for (unsigned t = 0; t < N_; ++t) {
-        if (!active_[t]) continue;
-        if (!v.keyTag[t] || !seen.insert(v.keyTag[t]).second || other.v[t] == v.keyOr) return false;
-        if (other.symbolic) {
-          const int64_t sx = other.alt[0][t] - other.v[t], sy = other.alt[2][t] - other.v[t];
-          if (sx < 0 || sy < 0 || v.keyOr >= other.v[t] - (sx + sy) * kBlockIdxRep) return false;
-        }
-      }
-      return seen.size() > 1;
-    };
-    if ((input(a) && keyed(b, a)) || (input(b) && keyed(a, b))) selections_.insert(bo);
-    // One known value per warp that differs between warps (`row = blockIdx.x * W + warp`, a row
-    // per warp; AMGX's distance-2 interpolation and greedy selector look their row up among a
-    // row's distinct columns): at most one thread of each warp matches.
-    auto perWarp = [&](const Value& v) {
-      if (!v.known || v.data || v.v.size() != N_ || !(v.symbolic || varying(v))) return false;
-      for (unsigned t = 0; t < N_; ++t)
-        for (unsigned u = t + 1; u < N_ && u / 32 == t / 32; ++u)
-          if (active_[t] && active_[u] && v.v[t] != v.v[u]) return false;
-      return true;
-    };
-    if (!selections_.count(bo) && ((perWarp(a) && keyed(b, a)) || (perWarp(b) && keyed(a, b))))
-      warpSelections_.insert(bo);
-    // `threadIdx.x == s_owner`: a thread index (known, a different value in every active thread)
-    // compared with one value of the block that is not known, whatever made it (a minimum reduced
-    // in shared memory too: ties between keys do not matter when the keys are the threads' own
-    // indices): at most one thread takes it (lightseq's top-p sampling picks its thread so).
-    auto distinctIndex = [&](const Value& v) {
-      if (!v.known || v.data || v.v.size() != N_) return false;
-      std::set<int64_t> seen;
-      for (unsigned t = 0; t < N_; ++t)
-        if (active_[t] && !seen.insert(v.v[t]).second) return false;
-      return seen.size() > 1;
-    };
-    auto oneUnknown = [&](const Value& v) { return !v.known && v.same; };
-    if ((oneUnknown(a) && distinctIndex(b)) || (oneUnknown(b) && distinctIndex(a))) selections_.insert(bo);
-    // The same within each warp: `min(32 * (warp + 1), count) - 1 == tid`, one value per warp that
-    // is not known (a count the data gives) compared with a different thread index in every lane:
-    // at most one lane of each warp takes it (moderngpu's cta_scan stores each warp's total so;
-    // eleventh stop check).
-    auto distinctInEachWarp = [&](const Value& v) {
-      if (!v.known || v.data || v.v.size() != N_) return false;
-      bool some = false;
-      for (unsigned t = 0; t < N_; ++t)
-        for (unsigned u = t + 1; u < N_ && u / 32 == t / 32; ++u)
-          if (active_[t] && active_[u]) {
-            if (v.v[t] == v.v[u]) return false;
-            some = true;
-          }
-      return some;
-    };
-    auto onePerWarp = [&](const Value& v) { return !v.known && !v.isPtr && sameInEachWarp(v); };
-    if (!selections_.count(bo) && ((onePerWarp(a) && distinctInEachWarp(b)) || (onePerWarp(b) && distinctInEachWarp(a))))
-      warpSelections_.insert(bo);
-  }
+  // Selections (`x == key`, `atomicCAS(...) == A`, one lane per warp): out of line, so that this
+  // frame, which deep expressions recurse through, stays small.
+  if (op == BO::BO_EQ) selectionsOf(bo, a, b, accessesBefore);
   return arith(op, a, b, bo->getType(), bo->getLHS(), bo->getRHS());
 }
 
