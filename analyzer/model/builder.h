@@ -159,7 +159,8 @@ class Builder : public LaneDomain {
   Value blockIndex(int axis) const;
   Value evalMemberOfValue(const clang::MemberExpr* me);
   const clang::ParmVarDecl* uniformClosure(const clang::Expr* obj) const;
-  std::optional<Value> uniformCapture(const clang::DeclRefExpr* dre);
+  const clang::FieldDecl* uniformCaptureField(const clang::DeclRefExpr* dre) const;
+  Value uniformCaptureValue(const clang::DeclRefExpr* dre);
   // `g.thread_index().x`, `g.group_index().y`, `g.group_dim().z` of a cooperative group, else none.
   std::optional<Value> groupDimMember(const clang::MemberExpr* me);
   Value evalCast(const clang::CastExpr* ce);

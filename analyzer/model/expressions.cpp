@@ -177,8 +177,7 @@ Value Builder::eval(const clang::Expr* e) {
   }
   if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
     if (dre->getDecl()->getName() == "warpSize") return constant(32);
-    if (dre->refersToEnclosingVariableOrCapture())
-      if (auto r = uniformCapture(dre)) return *r;
+    if (dre->refersToEnclosingVariableOrCapture() && uniformCaptureField(dre)) return uniformCaptureValue(dre);
     LVal lv = evalLValue(e);
     if (lv.kind == LVal::Var) return readVar(lv.var);
     if (lv.kind == LVal::Mem) return readMem(lv);
@@ -301,7 +300,7 @@ Value Builder::blockIndex(int axis) const {
 
 // A lambda's closure the kernel got by value (`template <class F> __global__ void k(F f)`), or a
 // closure captured by copy inside the one `this` is: the parameter that holds it, else none.
-const clang::ParmVarDecl* Builder::uniformClosure(const clang::Expr* obj) const {
+__attribute__((noinline)) const clang::ParmVarDecl* Builder::uniformClosure(const clang::Expr* obj) const {
   if (!obj || frames_.empty()) return nullptr;
   obj = obj->IgnoreParenImpCasts();
   if (const auto* cce = llvm::dyn_cast<clang::CXXConstructExpr>(obj);  // a copy of one
@@ -326,24 +325,30 @@ const clang::ParmVarDecl* Builder::uniformClosure(const clang::Expr* obj) const 
 // (Frame::uniformThis): the same value for every thread (the kernel's argument), not known. Numbered
 // by the closure's field, so that equal captures compare equal (moderngpu's counts: `min(32 *
 // (warp + 1), count) - 1 == tid` then picks one lane of each warp, eleventh stop check).
-std::optional<Value> Builder::uniformCapture(const clang::DeclRefExpr* dre) {
+// (Out of line, and no Value held in eval's frame while it asks: deep expressions recurse
+// through eval, whose frame must stay small.)
+__attribute__((noinline)) const clang::FieldDecl* Builder::uniformCaptureField(const clang::DeclRefExpr* dre) const {
   const clang::ParmVarDecl* root = frames_.empty() ? nullptr : frames_.back().uniformThis;
   const auto* vd = llvm::dyn_cast<clang::VarDecl>(dre->getDecl());
   const auto* md = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(frames_.empty() ? nullptr : frames_.back().fn);
-  if (!root || !vd || !md || !md->getParent()->isLambda() || !vd->getType()->isScalarType()) return std::nullopt;
-  if (frames_.back().vars.count(vd)) return std::nullopt;
+  if (!root || !vd || !md || !md->getParent()->isLambda() || !vd->getType()->isScalarType()) return nullptr;
+  if (frames_.back().vars.count(vd)) return nullptr;
   llvm::DenseMap<const clang::ValueDecl*, clang::FieldDecl*> fields;
   clang::FieldDecl* thisField = nullptr;
   md->getParent()->getCaptureFields(fields, thisField);
   auto it = fields.find(vd);
-  if (it == fields.end() || !it->second || it->second->getType()->isReferenceType()) return std::nullopt;
+  if (it == fields.end() || !it->second || it->second->getType()->isReferenceType()) return nullptr;
+  return it->second;
+}
+__attribute__((noinline)) Value Builder::uniformCaptureValue(const clang::DeclRefExpr* dre) {
   Value r = unknown();
   r.same = true;
-  r.tag.assign(N_, mix(0x4649454cull ^ reinterpret_cast<uintptr_t>(root), reinterpret_cast<uintptr_t>(it->second)));  // "FIEL"
+  r.tag.assign(N_, mix(0x4649454cull ^ reinterpret_cast<uintptr_t>(frames_.back().uniformThis),
+                       reinterpret_cast<uintptr_t>(uniformCaptureField(dre))));  // "FIEL"
   return r;
 }
 
-Value Builder::evalMemberOfValue(const clang::MemberExpr* me) {
+__attribute__((noinline)) Value Builder::evalMemberOfValue(const clang::MemberExpr* me) {
   if (auto v = groupDimMember(me)) return *v;
   eval(strip(me->getBase()));
   // A field of a closure the kernel got by value (a lambda's copy capture): one value for every
@@ -407,8 +412,9 @@ Value Builder::evalCast(const clang::CastExpr* ce) {
       // `block.group_index().x` read as an xvalue of the returned dim3.
       if (auto* me = llvm::dyn_cast<clang::MemberExpr>(strip(sub)))
         if (auto v = groupDimMember(me)) return *v;
-      if (const auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(strip(sub)); dre && dre->refersToEnclosingVariableOrCapture())
-        if (auto r = uniformCapture(dre)) return *r;
+      if (const auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(strip(sub));
+          dre && dre->refersToEnclosingVariableOrCapture() && uniformCaptureField(dre))
+        return uniformCaptureValue(dre);
       LVal lv = evalLValue(sub);
       if (lv.kind == LVal::Var) return readVar(lv.var);
       if (lv.kind == LVal::Mem) return readMem(lv);
